@@ -1,0 +1,666 @@
+# cython: language_level=3
+"""Rules engine core: padded-mailbox board, move generation, make/unmake, check detection.
+
+The board is a 16x16 mailbox with the 9x10 board at rows 3..12 and columns 3..11, so every
+piece move (the horse's is the longest, two steps) lands on a sentinel when it leaves the
+board.  Rank ``r``, file ``f`` sit at ``(r + 3) * 16 + f + 3``; Red moves towards higher ranks.
+
+Moves are generated pseudo-legally and filtered: a move is tested by make/check/unmake only
+when it can change an attack on its own king (the king moves, the side is in check, or the move
+touches the king's rank, file or a horse-leg point); every other move is legal as generated.
+"""
+from libc.stdlib cimport malloc, realloc, free, abort
+from libc.string cimport memset, memcpy
+from libc.stdint cimport uint64_t, uint8_t
+
+# ----------------------------------------------------------------------------------------
+# Static tables
+
+cdef int ORTHO[4]
+ORTHO[:] = [16, -16, 1, -1]
+cdef int DIAG[4]
+DIAG[:] = [17, 15, -15, -17]
+# Horse targets and the leg (the orthogonal neighbour in the long direction) for each.
+cdef int HORSE_TO[8]
+HORSE_TO[:] = [33, 31, -31, -33, 18, -14, 14, -18]
+cdef int HORSE_LEG[8]
+HORSE_LEG[:] = [16, 16, -16, -16, 1, 1, -1, -1]
+# Seen from a king: a horse at king + HORSE_CHECK_FROM[i] attacks it when the point
+# king + HORSE_CHECK_LEG[i] (diagonal to the king, the horse's leg) is empty.
+cdef int HORSE_CHECK_FROM[8]
+HORSE_CHECK_FROM[:] = [33, 31, -31, -33, 18, -14, 14, -18]
+cdef int HORSE_CHECK_LEG[8]
+HORSE_CHECK_LEG[:] = [17, 15, -15, -17, 17, -15, 15, -17]
+
+cdef uint8_t IN_PALACE[2][256]
+cdef uint8_t OWN_HALF[2][256]     # the side's own half (elephants stay there)
+cdef uint8_t CROSSED[2][256]      # the opponent's half (pawns may move sideways there)
+cdef uint8_t SQ256[90]
+cdef uint8_t SQ90[256]
+cdef uint64_t ZOBRIST[16][256]
+cdef uint64_t ZOBRIST_BLACK_TO_MOVE
+
+cdef uint64_t _splitmix_state = 0x9E3779B97F4A7C15ULL
+
+cdef uint64_t _splitmix() noexcept nogil:
+    global _splitmix_state
+    cdef uint64_t z
+    _splitmix_state += 0x9E3779B97F4A7C15ULL
+    z = _splitmix_state
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
+    return z ^ (z >> 31)
+
+
+cdef void _init_tables() noexcept:
+    cdef int sq, rank, file, piece, s
+    memset(IN_PALACE, 0, sizeof(IN_PALACE))
+    memset(OWN_HALF, 0, sizeof(OWN_HALF))
+    memset(CROSSED, 0, sizeof(CROSSED))
+    for sq in range(256):
+        SQ90[sq] = 255
+    for rank in range(10):
+        for file in range(9):
+            sq = (rank + 3) * 16 + file + 3
+            SQ256[rank * 9 + file] = sq
+            SQ90[sq] = rank * 9 + file
+            if 3 <= file <= 5:
+                if rank <= 2:
+                    IN_PALACE[RED][sq] = 1
+                if rank >= 7:
+                    IN_PALACE[BLACK][sq] = 1
+            if rank <= 4:
+                OWN_HALF[RED][sq] = 1
+                CROSSED[BLACK][sq] = 1
+            else:
+                OWN_HALF[BLACK][sq] = 1
+                CROSSED[RED][sq] = 1
+    for piece in range(16):
+        for sq in range(256):
+            ZOBRIST[piece][sq] = 0
+    for piece in range(1, 16):
+        if piece == BLACK_BIT:
+            continue
+        for s in range(90):
+            ZOBRIST[piece][SQ256[s]] = _splitmix()
+    global ZOBRIST_BLACK_TO_MOVE
+    ZOBRIST_BLACK_TO_MOVE = _splitmix()
+
+_init_tables()
+
+# ----------------------------------------------------------------------------------------
+
+cdef inline int _side_of(int piece) noexcept nogil:
+    return (piece >> 3) & 1
+
+cdef inline bint _same_line(int a, int b) noexcept nogil:
+    return ((a ^ b) & 0xF0) == 0 or ((a ^ b) & 0x0F) == 0
+
+cdef inline bint _diagonal_neighbour(int a, int b) noexcept nogil:
+    cdef int d = a - b
+    return d == 17 or d == 15 or d == -15 or d == -17
+
+
+# ----------------------------------------------------------------------------------------
+# Moves
+
+FILE_NAMES = "abcdefghi"
+
+
+class IllegalMoveError(ValueError):
+    """A move that is not legal in the position it was played in."""
+
+
+cdef class Move:
+    """A move from one point to another; points are 0..89 (``rank * 9 + file``).
+
+    >>> Move.from_iccs("h2e2")
+    Move.from_iccs('h2e2')
+    >>> Move.from_iccs("H2-E2").iccs()
+    'h2e2'
+    """
+    def __init__(self, int from_square, int to_square):
+        if not (0 <= from_square < 90 and 0 <= to_square < 90):
+            raise ValueError(f"square out of range: {from_square}, {to_square}")
+        self.from_square = from_square
+        self.to_square = to_square
+
+    @staticmethod
+    def from_iccs(str text):
+        """Parse ``h2e2`` or ``H2-E2``."""
+        cdef str t = text.strip().lower().replace("-", "")
+        if len(t) != 4 or t[0] not in FILE_NAMES or t[2] not in FILE_NAMES \
+                or not t[1].isdigit() or not t[3].isdigit() or not t[1].isascii() \
+                or not t[3].isascii():
+            raise InvalidMoveError(f"not an ICCS move: {text!r} (expected like 'h2e2' or 'H2-E2')")
+        return _move_object((ord(t[1]) - 48) * 9 + FILE_NAMES.index(t[0]),
+                            (ord(t[3]) - 48) * 9 + FILE_NAMES.index(t[2]))
+
+    def iccs(self):
+        """The move in lowercase ICCS, e.g. ``h2e2``."""
+        return (FILE_NAMES[self.from_square % 9] + str(self.from_square // 9)
+                + FILE_NAMES[self.to_square % 9] + str(self.to_square // 9))
+
+    def __eq__(self, other):
+        if not isinstance(other, Move):
+            return NotImplemented
+        return (self.from_square == (<Move> other).from_square
+                and self.to_square == (<Move> other).to_square)
+
+    def __hash__(self):
+        return self.from_square * 90 + self.to_square
+
+    def __repr__(self):
+        return f"Move.from_iccs({self.iccs()!r})"
+
+    def __str__(self):
+        return self.iccs()
+
+    def __reduce__(self):
+        return (Move, (self.from_square, self.to_square))
+
+
+class InvalidMoveError(ValueError):
+    """Text that does not describe a move in the expected notation."""
+
+
+# All 8100 from/to pairs share immutable Move objects, so move lists cost no allocation.
+cdef list _MOVE_CACHE = [None] * 8100
+
+cdef inline Move _move_object(int f, int t):
+    cdef object m = _MOVE_CACHE[f * 90 + t]
+    if m is None:
+        m = Move.__new__(Move)
+        (<Move> m).from_square = f
+        (<Move> m).to_square = t
+        _MOVE_CACHE[f * 90 + t] = m
+    return <Move> m
+
+
+cdef class BaseBoard:
+    """The engine's board: piece placement, side to move, clocks, key and undo stack."""
+
+    def __cinit__(self, *args, **kwargs):
+        self.undo_capacity = 256
+        self.undo_stack = <Undo*> malloc(self.undo_capacity * sizeof(Undo))
+        if self.undo_stack == NULL:
+            raise MemoryError()
+        self.ply = 0
+        self.c_clear()
+
+    def __dealloc__(self):
+        free(self.undo_stack)
+
+    # -- placement -------------------------------------------------------------------------
+
+    cdef void c_clear(self) noexcept nogil:
+        cdef int sq
+        for sq in range(256):
+            self.squares[sq] = OFFBOARD
+        for sq in range(90):
+            self.squares[SQ256[sq]] = EMPTY
+        self.piece_count[0] = 0
+        self.piece_count[1] = 0
+        self.king_square[0] = 0
+        self.king_square[1] = 0
+        self.turn_code = RED
+        self.halfmove_clock = 0
+        self.fullmove_number = 1
+        self.key = 0
+        self.ply = 0
+
+    cdef void c_put(self, int sq, int piece) noexcept nogil:
+        self.squares[sq] = piece
+
+    cdef void c_remove(self, int sq) noexcept nogil:
+        self.squares[sq] = EMPTY
+
+    cdef void c_rebuild(self) noexcept nogil:
+        """Recompute piece lists, king squares and the key from ``squares``."""
+        cdef int s90, sq, piece, side
+        self.piece_count[0] = 0
+        self.piece_count[1] = 0
+        self.king_square[0] = 0
+        self.king_square[1] = 0
+        self.key = ZOBRIST_BLACK_TO_MOVE if self.turn_code == BLACK else 0
+        for s90 in range(90):
+            sq = SQ256[s90]
+            piece = self.squares[sq]
+            if piece == EMPTY:
+                continue
+            side = _side_of(piece)
+            if (piece & 7) == KING:
+                self.king_square[side] = sq
+            if self.piece_count[side] < MAX_PIECES:
+                self.piece_index[sq] = self.piece_count[side]
+                self.piece_squares[side][self.piece_count[side]] = sq
+                self.piece_count[side] += 1
+            self.key ^= ZOBRIST[piece][sq]
+
+    # -- make / unmake -----------------------------------------------------------------------
+
+    cdef int c_push(self, int move) except -1:
+        self.c_make(move)
+        return 0
+
+    cdef void c_make(self, int move) noexcept nogil:
+        cdef int f = xq_move_from(move)
+        cdef int t = xq_move_to(move)
+        cdef int piece = self.squares[f]
+        cdef int captured = self.squares[t]
+        cdef int side = self.turn_code
+        cdef int opp = side ^ 1
+        cdef int idx, last
+        cdef Undo* u
+        if self.ply >= self.undo_capacity:
+            self.undo_capacity *= 2
+            self.undo_stack = <Undo*> realloc(self.undo_stack, self.undo_capacity * sizeof(Undo))
+            if self.undo_stack == NULL:
+                abort()
+        u = &self.undo_stack[self.ply]
+        u.move = move
+        u.captured = captured
+        u.halfmove_clock = self.halfmove_clock
+        u.key = self.key
+        self.ply += 1
+
+        self.key ^= ZOBRIST[piece][f] ^ ZOBRIST[piece][t] ^ ZOBRIST_BLACK_TO_MOVE
+        if captured != EMPTY:
+            self.key ^= ZOBRIST[captured][t]
+            # Remove the captured piece from its list: the last entry fills its slot.
+            idx = self.piece_index[t]
+            u.capture_index = idx
+            self.piece_count[opp] -= 1
+            last = self.piece_squares[opp][self.piece_count[opp]]
+            self.piece_squares[opp][idx] = last
+            self.piece_index[last] = idx
+            self.halfmove_clock = 0
+        else:
+            self.halfmove_clock += 1
+        self.squares[t] = piece
+        self.squares[f] = EMPTY
+        idx = self.piece_index[f]
+        self.piece_squares[side][idx] = t
+        self.piece_index[t] = idx
+        if (piece & 7) == KING:
+            self.king_square[side] = t
+        if side == BLACK:
+            self.fullmove_number += 1
+        self.turn_code = opp
+
+    cdef void c_unmake(self) noexcept nogil:
+        cdef Undo* u
+        cdef int f, t, piece, captured, side, opp, idx, moved
+        self.ply -= 1
+        u = &self.undo_stack[self.ply]
+        f = xq_move_from(u.move)
+        t = xq_move_to(u.move)
+        captured = u.captured
+        piece = self.squares[t]
+        opp = self.turn_code
+        side = opp ^ 1
+        self.turn_code = side
+        if side == BLACK:
+            self.fullmove_number -= 1
+        self.squares[f] = piece
+        self.squares[t] = captured
+        idx = self.piece_index[t]
+        self.piece_squares[side][idx] = f
+        self.piece_index[f] = idx
+        if (piece & 7) == KING:
+            self.king_square[side] = f
+        if captured != EMPTY:
+            # Undo the list removal exactly, so list order (and move order) is restored.
+            idx = u.capture_index
+            moved = self.piece_squares[opp][idx]
+            self.piece_squares[opp][self.piece_count[opp]] = moved
+            self.piece_index[moved] = self.piece_count[opp]
+            self.piece_squares[opp][idx] = t
+            self.piece_index[t] = idx
+            self.piece_count[opp] += 1
+        self.halfmove_clock = u.halfmove_clock
+        self.key = u.key
+
+    # -- attacks -----------------------------------------------------------------------------
+
+    cdef bint c_king_attacked(self, int side) noexcept nogil:
+        """True if ``side``'s king is attacked, facing the other king included."""
+        cdef int k = self.king_square[side]
+        cdef int enemy = (side ^ 1) << 3
+        cdef int i, d, sq, p
+        cdef uint8_t* b = self.squares
+        for i in range(4):
+            d = ORTHO[i]
+            sq = k + d
+            while b[sq] == EMPTY:
+                sq += d
+            p = b[sq]
+            if p == OFFBOARD:
+                continue
+            if p == enemy + ROOK:
+                return True
+            if p == enemy + KING and i < 2:
+                return True
+            sq += d
+            while b[sq] == EMPTY:
+                sq += d
+            if b[sq] == enemy + CANNON:
+                return True
+        for i in range(8):
+            if b[k + HORSE_CHECK_FROM[i]] == enemy + HORSE and b[k + HORSE_CHECK_LEG[i]] == EMPTY:
+                return True
+        if side == RED:
+            if b[k + 16] == BLACK_BIT + PAWN:
+                return True
+        else:
+            if b[k - 16] == PAWN:
+                return True
+        if b[k + 1] == enemy + PAWN or b[k - 1] == enemy + PAWN:
+            return True
+        return False
+
+    # -- move generation ---------------------------------------------------------------------
+
+    cdef int c_pseudo_moves(self, int* out) noexcept nogil:
+        cdef int side = self.turn_code
+        cdef int own = side << 3
+        cdef int n = 0
+        cdef int i, j, f, t, d, p, kind, forward
+        cdef uint8_t* b = self.squares
+        forward = 16 if side == RED else -16
+        for i in range(self.piece_count[side]):
+            f = self.piece_squares[side][i]
+            kind = b[f] & 7
+            if kind == ROOK:
+                for j in range(4):
+                    d = ORTHO[j]
+                    t = f + d
+                    while b[t] == EMPTY:
+                        out[n] = f | (t << 8); n += 1
+                        t += d
+                    p = b[t]
+                    if p != OFFBOARD and (p & BLACK_BIT) != own:
+                        out[n] = f | (t << 8); n += 1
+            elif kind == HORSE:
+                for j in range(8):
+                    if b[f + HORSE_LEG[j]] != EMPTY:
+                        continue
+                    t = f + HORSE_TO[j]
+                    p = b[t]
+                    if p == EMPTY or (p != OFFBOARD and (p & BLACK_BIT) != own):
+                        out[n] = f | (t << 8); n += 1
+            elif kind == CANNON:
+                for j in range(4):
+                    d = ORTHO[j]
+                    t = f + d
+                    while b[t] == EMPTY:
+                        out[n] = f | (t << 8); n += 1
+                        t += d
+                    if b[t] == OFFBOARD:
+                        continue
+                    t += d
+                    while b[t] == EMPTY:
+                        t += d
+                    p = b[t]
+                    if p != OFFBOARD and (p & BLACK_BIT) != own:
+                        out[n] = f | (t << 8); n += 1
+            elif kind == PAWN:
+                t = f + forward
+                p = b[t]
+                if p == EMPTY or (p != OFFBOARD and (p & BLACK_BIT) != own):
+                    out[n] = f | (t << 8); n += 1
+                if CROSSED[side][f]:
+                    t = f + 1
+                    p = b[t]
+                    if p == EMPTY or (p != OFFBOARD and (p & BLACK_BIT) != own):
+                        out[n] = f | (t << 8); n += 1
+                    t = f - 1
+                    p = b[t]
+                    if p == EMPTY or (p != OFFBOARD and (p & BLACK_BIT) != own):
+                        out[n] = f | (t << 8); n += 1
+            elif kind == KING:
+                for j in range(4):
+                    t = f + ORTHO[j]
+                    if IN_PALACE[side][t]:
+                        p = b[t]
+                        if p == EMPTY or (p & BLACK_BIT) != own:
+                            out[n] = f | (t << 8); n += 1
+            elif kind == ADVISOR:
+                for j in range(4):
+                    t = f + DIAG[j]
+                    if IN_PALACE[side][t]:
+                        p = b[t]
+                        if p == EMPTY or (p & BLACK_BIT) != own:
+                            out[n] = f | (t << 8); n += 1
+            else:  # ELEPHANT
+                for j in range(4):
+                    t = f + 2 * DIAG[j]
+                    if OWN_HALF[side][t] and b[f + DIAG[j]] == EMPTY:
+                        p = b[t]
+                        if p == EMPTY or (p & BLACK_BIT) != own:
+                            out[n] = f | (t << 8); n += 1
+        return n
+
+    cdef int c_legal_moves(self, int* out) noexcept nogil:
+        cdef int side = self.turn_code
+        cdef int k = self.king_square[side]
+        cdef int n = self.c_pseudo_moves(out)
+        cdef bint in_check = self.c_king_attacked(side)
+        cdef int i, m, f, t, legal = 0
+        for i in range(n):
+            m = out[i]
+            f = xq_move_from(m)
+            t = xq_move_to(m)
+            if (not in_check and f != k and not _same_line(k, f) and not _same_line(k, t)
+                    and not _diagonal_neighbour(k, f)):
+                out[legal] = m
+                legal += 1
+                continue
+            self.c_make(m)
+            if not self.c_king_attacked(side):
+                out[legal] = m
+                legal += 1
+            self.c_unmake()
+        return legal
+
+    cdef bint c_has_legal_move(self) noexcept nogil:
+        cdef int moves[MAX_MOVES]
+        return self.c_legal_moves(moves) > 0
+
+    cdef bint c_gives_check(self, int move) noexcept nogil:
+        cdef bint result
+        self.c_make(move)
+        result = self.c_king_attacked(self.turn_code)
+        self.c_unmake()
+        return result
+
+    cdef unsigned long long c_perft(self, int depth) noexcept nogil:
+        cdef int moves[MAX_MOVES]
+        cdef int n = self.c_legal_moves(moves)
+        cdef int i
+        cdef unsigned long long total = 0
+        if depth <= 1:
+            return n if depth == 1 else 1
+        for i in range(n):
+            self.c_make(moves[i])
+            total += self.c_perft(depth - 1)
+            self.c_unmake()
+        return total
+
+    cdef int c_repetitions(self) noexcept nogil:
+        """How many earlier positions since the last capture share the current key."""
+        cdef int count = 0
+        cdef int i
+        for i in range(self.ply - 1, -1, -1):
+            if self.undo_stack[i].captured != EMPTY:
+                break
+            if self.undo_stack[i].key == self.key:
+                count += 1
+        return count
+
+    # -- Python-level access, used by xiangqi.board ------------------------------------------
+
+    def _clear(self):
+        self.c_clear()
+
+    def _set_code(self, int square, int code):
+        """Place piece ``code`` (0 for empty) on ``square`` (0..89); call _rebuild after."""
+        self.squares[SQ256[square]] = code
+
+    def _code_at(self, int square):
+        return self.squares[SQ256[square]]
+
+    def _rebuild(self):
+        self.c_rebuild()
+
+    def _codes(self):
+        """The 90 piece codes, square 0 (a0) first."""
+        cdef int s
+        return bytes([self.squares[SQ256[s]] for s in range(90)])
+
+    def _king_attacked(self, int side):
+        return self.c_king_attacked(side)
+
+    def _copy_into(self, BaseBoard other, bint stack=True):
+        memcpy(other.squares, self.squares, sizeof(self.squares))
+        memcpy(other.piece_squares, self.piece_squares, sizeof(self.piece_squares))
+        memcpy(other.piece_count, self.piece_count, sizeof(self.piece_count))
+        memcpy(other.piece_index, self.piece_index, sizeof(self.piece_index))
+        memcpy(other.king_square, self.king_square, sizeof(self.king_square))
+        other.turn_code = self.turn_code
+        other.halfmove_clock = self.halfmove_clock
+        other.fullmove_number = self.fullmove_number
+        other.key = self.key
+        other.ply = 0
+        if stack:
+            if other.undo_capacity < self.undo_capacity:
+                free(other.undo_stack)
+                other.undo_stack = <Undo*> malloc(self.undo_capacity * sizeof(Undo))
+                if other.undo_stack == NULL:
+                    raise MemoryError()
+                other.undo_capacity = self.undo_capacity
+            memcpy(other.undo_stack, self.undo_stack, self.ply * sizeof(Undo))
+            other.ply = self.ply
+
+    @property
+    def zobrist_key(self):
+        """The position's 64-bit Zobrist key (placement and side to move)."""
+        return self.key
+
+    @property
+    def ply_count(self):
+        """Number of moves on the undo stack."""
+        return self.ply
+
+    @property
+    def legal_moves(self):
+        """The legal moves, as a list of :class:`Move`."""
+        cdef int moves[MAX_MOVES]
+        cdef int n = self.c_legal_moves(moves)
+        cdef int i
+        cdef list result = []
+        for i in range(n):
+            result.append(_move_object(SQ90[xq_move_from(moves[i])], SQ90[xq_move_to(moves[i])]))
+        return result
+
+    @property
+    def pseudo_legal_moves(self):
+        cdef int moves[MAX_MOVES]
+        cdef int n = self.c_pseudo_moves(moves)
+        cdef int i
+        return [_move_object(SQ90[xq_move_from(moves[i])], SQ90[xq_move_to(moves[i])])
+                for i in range(n)]
+
+    def is_legal(self, Move move):
+        """True if ``move`` is legal in this position."""
+        cdef int moves[MAX_MOVES]
+        cdef int n = self.c_legal_moves(moves)
+        cdef int i
+        cdef int wanted = xq_make_move(SQ256[move.from_square], SQ256[move.to_square])
+        for i in range(n):
+            if moves[i] == wanted:
+                return True
+        return False
+
+    def push(self, Move move):
+        """Play ``move``, which must be legal (see :meth:`is_legal`)."""
+        if not self.is_legal(move):
+            raise IllegalMoveError(f"illegal move {move.iccs()} in {self.fen()}")
+        self.c_make(xq_make_move(SQ256[move.from_square], SQ256[move.to_square]))
+
+    def push_unchecked(self, Move move):
+        """Play ``move`` without checking legality (for callers that generated it)."""
+        self.c_make(xq_make_move(SQ256[move.from_square], SQ256[move.to_square]))
+
+    def pop(self):
+        """Take back the last move and return it."""
+        cdef int m
+        if self.ply == 0:
+            raise IndexError("pop from a board with no moves played")
+        m = self.undo_stack[self.ply - 1].move
+        self.c_unmake()
+        return _move_object(SQ90[xq_move_from(m)], SQ90[xq_move_to(m)])
+
+    @property
+    def move_stack(self):
+        """The moves played since the position was set, oldest first."""
+        cdef int i, m
+        return [_move_object(SQ90[xq_move_from(self.undo_stack[i].move)],
+                             SQ90[xq_move_to(self.undo_stack[i].move)])
+                for i in range(self.ply)]
+
+    def peek(self):
+        """The last move played."""
+        if self.ply == 0:
+            raise IndexError("no moves played")
+        m = self.undo_stack[self.ply - 1].move
+        return _move_object(SQ90[xq_move_from(m)], SQ90[xq_move_to(m)])
+
+    def is_check(self):
+        """True if the side to move is in check."""
+        return self.c_king_attacked(self.turn_code)
+
+    def gives_check(self, Move move):
+        """True if the (legal) ``move`` checks the opponent's king."""
+        return self.c_gives_check(xq_make_move(SQ256[move.from_square], SQ256[move.to_square]))
+
+    def has_legal_move(self):
+        return self.c_has_legal_move()
+
+    def is_capture(self, Move move):
+        return self.squares[SQ256[move.to_square]] != EMPTY
+
+    def repetition_count(self):
+        """How many times the current position occurred before, since the last capture."""
+        return self.c_repetitions()
+
+    def perft(self, int depth):
+        """Count leaf nodes of the legal move tree ``depth`` plies deep.
+
+        The last ply is counted from the legal-move list (bulk counting), as
+        Stockfish-family engines do.
+        """
+        cdef unsigned long long n
+        if depth < 0:
+            raise ValueError("perft depth must be >= 0")
+        with nogil:
+            n = self.c_perft(depth)
+        return n
+
+    def perft_divide(self, int depth):
+        """Perft per legal move: a list of (move, nodes)."""
+        cdef int moves[MAX_MOVES]
+        cdef int n = self.c_legal_moves(moves)
+        cdef int i
+        result = []
+        if depth < 1:
+            raise ValueError("perft divide depth must be >= 1")
+        for i in range(n):
+            self.c_make(moves[i])
+            count = self.c_perft(depth - 1)
+            self.c_unmake()
+            result.append((_move_object(SQ90[xq_move_from(moves[i])], SQ90[xq_move_to(moves[i])]),
+                           count))
+        return result
+
+
