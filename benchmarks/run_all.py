@@ -1,0 +1,21 @@
+"""Run every benchmark and print its figures (``make bench``)."""
+import platform
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bench_legal_moves  # noqa: E402
+import bench_perft  # noqa: E402
+
+
+def main() -> None:
+    print(f"# {time.strftime('%Y-%m-%d')} {platform.machine()} {platform.processor() or ''} "
+          f"Python {platform.python_version()}")
+    bench_perft.run(quick="--quick" in sys.argv)
+    bench_legal_moves.run()
+
+
+if __name__ == "__main__":
+    main()
