@@ -2,6 +2,7 @@
 #
 # Squares: the engine works on a 16x16 padded mailbox (``sq256``); the public API uses
 # 0..89 (``sq90 = rank * 9 + file``).  Moves are ints ``from256 | to256 << 8``.
+# The position lives in a plain C struct so nogil code (prange workers) can own one each.
 from libc.stdint cimport uint64_t, uint8_t, int16_t
 
 cdef enum:
@@ -27,6 +28,20 @@ cdef struct Undo:
     int16_t halfmove_clock
     uint64_t key
 
+cdef struct BoardState:
+    uint8_t squares[256]
+    uint8_t piece_squares[2][MAX_PIECES]
+    uint8_t piece_count[2]
+    uint8_t piece_index[256]
+    uint8_t king_square[2]
+    int turn
+    int halfmove_clock
+    int fullmove_number
+    uint64_t key
+    Undo* undo_stack
+    int ply
+    int undo_capacity
+
 cdef extern from *:
     """
     static inline int xq_move_from(int m) { return m & 0xFF; }
@@ -37,35 +52,29 @@ cdef extern from *:
     int xq_move_to(int m) nogil
     int xq_make_move(int f, int t) nogil
 
+# Square conversions (0..89 <-> mailbox).
+cdef int sq256_of(int sq90) noexcept nogil
+cdef int sq90_of(int sq256) noexcept nogil
+
+# Board state functions.  ``bs_init`` allocates the undo stack, ``bs_free`` releases it.
+cdef int bs_init(BoardState* s) noexcept nogil
+cdef void bs_free(BoardState* s) noexcept nogil
+cdef void bs_clear(BoardState* s) noexcept nogil
+cdef void bs_rebuild(BoardState* s) noexcept nogil
+cdef void bs_make(BoardState* s, int move) noexcept nogil
+cdef void bs_unmake(BoardState* s) noexcept nogil
+cdef bint bs_king_attacked(BoardState* s, int side) noexcept nogil
+cdef int bs_pseudo_moves(BoardState* s, int* out) noexcept nogil
+cdef int bs_legal_moves(BoardState* s, int* out) noexcept nogil
+cdef int bs_unmoves(BoardState* s, int side, int* out) noexcept nogil
+cdef bint bs_has_legal_move(BoardState* s) noexcept nogil
+cdef bint bs_gives_check(BoardState* s, int move) noexcept nogil
+cdef unsigned long long bs_perft(BoardState* s, int depth) noexcept nogil
+cdef int bs_repetitions(BoardState* s) noexcept nogil
+
 cdef class Move:
     cdef readonly int from_square
     cdef readonly int to_square
 
 cdef class BaseBoard:
-    cdef uint8_t squares[256]
-    cdef uint8_t piece_squares[2][MAX_PIECES]
-    cdef uint8_t piece_count[2]
-    cdef uint8_t piece_index[256]
-    cdef uint8_t king_square[2]
-    cdef public int turn_code
-    cdef public int halfmove_clock
-    cdef public int fullmove_number
-    cdef uint64_t key
-    cdef Undo* undo_stack
-    cdef int ply
-    cdef int undo_capacity
-
-    cdef void c_clear(self) noexcept nogil
-    cdef void c_put(self, int sq256, int piece) noexcept nogil
-    cdef void c_remove(self, int sq256) noexcept nogil
-    cdef void c_rebuild(self) noexcept nogil
-    cdef int c_push(self, int move) except -1
-    cdef void c_make(self, int move) noexcept nogil
-    cdef void c_unmake(self) noexcept nogil
-    cdef bint c_king_attacked(self, int side) noexcept nogil
-    cdef int c_pseudo_moves(self, int* out) noexcept nogil
-    cdef int c_legal_moves(self, int* out) noexcept nogil
-    cdef bint c_gives_check(self, int move) noexcept nogil
-    cdef bint c_has_legal_move(self) noexcept nogil
-    cdef unsigned long long c_perft(self, int depth) noexcept nogil
-    cdef int c_repetitions(self) noexcept nogil
+    cdef BoardState state

@@ -35,6 +35,7 @@ HORSE_CHECK_LEG[:] = [17, 15, -15, -17, 17, -15, 15, -17]
 cdef uint8_t IN_PALACE[2][256]
 cdef uint8_t OWN_HALF[2][256]     # the side's own half (elephants stay there)
 cdef uint8_t CROSSED[2][256]      # the opponent's half (pawns may move sideways there)
+cdef uint8_t PAWN_OK[2][256]      # points a pawn of the side can ever stand on
 cdef uint8_t SQ256[90]
 cdef uint8_t SQ90[256]
 cdef uint64_t ZOBRIST[16][256]
@@ -57,6 +58,7 @@ cdef void _init_tables() noexcept:
     memset(IN_PALACE, 0, sizeof(IN_PALACE))
     memset(OWN_HALF, 0, sizeof(OWN_HALF))
     memset(CROSSED, 0, sizeof(CROSSED))
+    memset(PAWN_OK, 0, sizeof(PAWN_OK))
     for sq in range(256):
         SQ90[sq] = 255
     for rank in range(10):
@@ -69,6 +71,10 @@ cdef void _init_tables() noexcept:
                     IN_PALACE[RED][sq] = 1
                 if rank >= 7:
                     IN_PALACE[BLACK][sq] = 1
+            if rank >= 5 or (rank >= 3 and file % 2 == 0):
+                PAWN_OK[RED][sq] = 1
+            if rank <= 4 or (rank <= 6 and file % 2 == 0):
+                PAWN_OK[BLACK][sq] = 1
             if rank <= 4:
                 OWN_HALF[RED][sq] = 1
                 CROSSED[BLACK][sq] = 1
@@ -177,386 +183,478 @@ cdef inline Move _move_object(int f, int t):
     return <Move> m
 
 
+cdef int sq256_of(int sq90) noexcept nogil:
+    return SQ256[sq90]
+
+
+cdef int sq90_of(int sq256) noexcept nogil:
+    return SQ90[sq256]
+
+
+cdef int bs_init(BoardState* s) noexcept nogil:
+    s.undo_capacity = 256
+    s.undo_stack = <Undo*> malloc(s.undo_capacity * sizeof(Undo))
+    s.ply = 0
+    bs_clear(s)
+    return 0 if s.undo_stack != NULL else -1
+
+
+cdef void bs_free(BoardState* s) noexcept nogil:
+    free(s.undo_stack)
+    s.undo_stack = NULL
+
+
+cdef void bs_clear(BoardState* s) noexcept nogil:
+    cdef int sq
+    for sq in range(256):
+        s.squares[sq] = OFFBOARD
+    for sq in range(90):
+        s.squares[SQ256[sq]] = EMPTY
+    s.piece_count[0] = 0
+    s.piece_count[1] = 0
+    s.king_square[0] = 0
+    s.king_square[1] = 0
+    s.turn = RED
+    s.halfmove_clock = 0
+    s.fullmove_number = 1
+    s.key = 0
+    s.ply = 0
+
+
+cdef void bs_rebuild(BoardState* s) noexcept nogil:
+    """Recompute piece lists, king squares and the key from ``squares``."""
+    cdef int s90, sq, piece, side
+    s.piece_count[0] = 0
+    s.piece_count[1] = 0
+    s.king_square[0] = 0
+    s.king_square[1] = 0
+    s.key = ZOBRIST_BLACK_TO_MOVE if s.turn == BLACK else 0
+    for s90 in range(90):
+        sq = SQ256[s90]
+        piece = s.squares[sq]
+        if piece == EMPTY:
+            continue
+        side = _side_of(piece)
+        if (piece & 7) == KING:
+            s.king_square[side] = sq
+        if s.piece_count[side] < MAX_PIECES:
+            s.piece_index[sq] = s.piece_count[side]
+            s.piece_squares[side][s.piece_count[side]] = sq
+            s.piece_count[side] += 1
+        s.key ^= ZOBRIST[piece][sq]
+
+
+cdef void bs_make(BoardState* s, int move) noexcept nogil:
+    cdef int f = xq_move_from(move)
+    cdef int t = xq_move_to(move)
+    cdef int piece = s.squares[f]
+    cdef int captured = s.squares[t]
+    cdef int side = s.turn
+    cdef int opp = side ^ 1
+    cdef int idx, last
+    cdef Undo* u
+    if s.ply >= s.undo_capacity:
+        s.undo_capacity *= 2
+        s.undo_stack = <Undo*> realloc(s.undo_stack, s.undo_capacity * sizeof(Undo))
+        if s.undo_stack == NULL:
+            abort()
+    u = &s.undo_stack[s.ply]
+    u.move = move
+    u.captured = captured
+    u.halfmove_clock = s.halfmove_clock
+    u.key = s.key
+    s.ply += 1
+
+    s.key ^= ZOBRIST[piece][f] ^ ZOBRIST[piece][t] ^ ZOBRIST_BLACK_TO_MOVE
+    if captured != EMPTY:
+        s.key ^= ZOBRIST[captured][t]
+        # Remove the captured piece from its list: the last entry fills its slot.
+        idx = s.piece_index[t]
+        u.capture_index = idx
+        s.piece_count[opp] -= 1
+        last = s.piece_squares[opp][s.piece_count[opp]]
+        s.piece_squares[opp][idx] = last
+        s.piece_index[last] = idx
+        s.halfmove_clock = 0
+    else:
+        s.halfmove_clock += 1
+    s.squares[t] = piece
+    s.squares[f] = EMPTY
+    idx = s.piece_index[f]
+    s.piece_squares[side][idx] = t
+    s.piece_index[t] = idx
+    if (piece & 7) == KING:
+        s.king_square[side] = t
+    if side == BLACK:
+        s.fullmove_number += 1
+    s.turn = opp
+
+cdef void bs_unmake(BoardState* s) noexcept nogil:
+    cdef Undo* u
+    cdef int f, t, piece, captured, side, opp, idx, moved
+    s.ply -= 1
+    u = &s.undo_stack[s.ply]
+    f = xq_move_from(u.move)
+    t = xq_move_to(u.move)
+    captured = u.captured
+    piece = s.squares[t]
+    opp = s.turn
+    side = opp ^ 1
+    s.turn = side
+    if side == BLACK:
+        s.fullmove_number -= 1
+    s.squares[f] = piece
+    s.squares[t] = captured
+    idx = s.piece_index[t]
+    s.piece_squares[side][idx] = f
+    s.piece_index[f] = idx
+    if (piece & 7) == KING:
+        s.king_square[side] = f
+    if captured != EMPTY:
+        # Undo the list removal exactly, so list order (and move order) is restored.
+        idx = u.capture_index
+        moved = s.piece_squares[opp][idx]
+        s.piece_squares[opp][s.piece_count[opp]] = moved
+        s.piece_index[moved] = s.piece_count[opp]
+        s.piece_squares[opp][idx] = t
+        s.piece_index[t] = idx
+        s.piece_count[opp] += 1
+    s.halfmove_clock = u.halfmove_clock
+    s.key = u.key
+
+# -- attacks -----------------------------------------------------------------------------
+
+cdef bint bs_king_attacked(BoardState* s, int side) noexcept nogil:
+    """True if ``side``'s king is attacked, facing the other king included."""
+    cdef int k = s.king_square[side]
+    cdef int enemy = (side ^ 1) << 3
+    cdef int i, d, sq, p
+    cdef uint8_t* b = s.squares
+    for i in range(4):
+        d = ORTHO[i]
+        sq = k + d
+        while b[sq] == EMPTY:
+            sq += d
+        p = b[sq]
+        if p == OFFBOARD:
+            continue
+        if p == enemy + ROOK:
+            return True
+        if p == enemy + KING and i < 2:
+            return True
+        sq += d
+        while b[sq] == EMPTY:
+            sq += d
+        if b[sq] == enemy + CANNON:
+            return True
+    for i in range(8):
+        if b[k + HORSE_CHECK_FROM[i]] == enemy + HORSE and b[k + HORSE_CHECK_LEG[i]] == EMPTY:
+            return True
+    if side == RED:
+        if b[k + 16] == BLACK_BIT + PAWN:
+            return True
+    else:
+        if b[k - 16] == PAWN:
+            return True
+    if b[k + 1] == enemy + PAWN or b[k - 1] == enemy + PAWN:
+        return True
+    return False
+
+# -- move generation ---------------------------------------------------------------------
+
+cdef int bs_pseudo_moves(BoardState* s, int* out) noexcept nogil:
+    cdef int side = s.turn
+    cdef int own = side << 3
+    cdef int n = 0
+    cdef int i, j, f, t, d, p, kind, forward
+    cdef uint8_t* b = s.squares
+    forward = 16 if side == RED else -16
+    for i in range(s.piece_count[side]):
+        f = s.piece_squares[side][i]
+        kind = b[f] & 7
+        if kind == ROOK:
+            for j in range(4):
+                d = ORTHO[j]
+                t = f + d
+                while b[t] == EMPTY:
+                    out[n] = f | (t << 8); n += 1
+                    t += d
+                p = b[t]
+                if p != OFFBOARD and (p & BLACK_BIT) != own:
+                    out[n] = f | (t << 8); n += 1
+        elif kind == HORSE:
+            for j in range(8):
+                if b[f + HORSE_LEG[j]] != EMPTY:
+                    continue
+                t = f + HORSE_TO[j]
+                p = b[t]
+                if p == EMPTY or (p != OFFBOARD and (p & BLACK_BIT) != own):
+                    out[n] = f | (t << 8); n += 1
+        elif kind == CANNON:
+            for j in range(4):
+                d = ORTHO[j]
+                t = f + d
+                while b[t] == EMPTY:
+                    out[n] = f | (t << 8); n += 1
+                    t += d
+                if b[t] == OFFBOARD:
+                    continue
+                t += d
+                while b[t] == EMPTY:
+                    t += d
+                p = b[t]
+                if p != OFFBOARD and (p & BLACK_BIT) != own:
+                    out[n] = f | (t << 8); n += 1
+        elif kind == PAWN:
+            t = f + forward
+            p = b[t]
+            if p == EMPTY or (p != OFFBOARD and (p & BLACK_BIT) != own):
+                out[n] = f | (t << 8); n += 1
+            if CROSSED[side][f]:
+                t = f + 1
+                p = b[t]
+                if p == EMPTY or (p != OFFBOARD and (p & BLACK_BIT) != own):
+                    out[n] = f | (t << 8); n += 1
+                t = f - 1
+                p = b[t]
+                if p == EMPTY or (p != OFFBOARD and (p & BLACK_BIT) != own):
+                    out[n] = f | (t << 8); n += 1
+        elif kind == KING:
+            for j in range(4):
+                t = f + ORTHO[j]
+                if IN_PALACE[side][t]:
+                    p = b[t]
+                    if p == EMPTY or (p & BLACK_BIT) != own:
+                        out[n] = f | (t << 8); n += 1
+        elif kind == ADVISOR:
+            for j in range(4):
+                t = f + DIAG[j]
+                if IN_PALACE[side][t]:
+                    p = b[t]
+                    if p == EMPTY or (p & BLACK_BIT) != own:
+                        out[n] = f | (t << 8); n += 1
+        else:  # ELEPHANT
+            for j in range(4):
+                t = f + 2 * DIAG[j]
+                if OWN_HALF[side][t] and b[f + DIAG[j]] == EMPTY:
+                    p = b[t]
+                    if p == EMPTY or (p & BLACK_BIT) != own:
+                        out[n] = f | (t << 8); n += 1
+    return n
+
+cdef int bs_unmoves(BoardState* s, int side, int* out) noexcept nogil:
+    """Non-capturing moves that ``side`` could have just played to reach this placement.
+
+    Each is written as the move that undoes it (from the piece's point to its origin); the
+    origin is empty and the piece could stand there.  Whether the predecessor position is
+    legal (the other king not in check) is left to the caller.
+    """
+    cdef int n = 0
+    cdef int i, j, f, t, d, kind, back
+    cdef uint8_t* b = s.squares
+    back = -16 if side == RED else 16
+    for i in range(s.piece_count[side]):
+        t = s.piece_squares[side][i]
+        kind = b[t] & 7
+        if kind == ROOK or kind == CANNON:
+            for j in range(4):
+                d = ORTHO[j]
+                f = t + d
+                while b[f] == EMPTY:
+                    out[n] = t | (f << 8); n += 1
+                    f += d
+        elif kind == HORSE:
+            # The horse came from f = t - HORSE_TO[j]; its leg was next to f.
+            for j in range(8):
+                f = t - HORSE_TO[j]
+                if b[f] == EMPTY and b[f + HORSE_LEG[j]] == EMPTY:
+                    out[n] = t | (f << 8); n += 1
+        elif kind == PAWN:
+            f = t + back
+            if b[f] == EMPTY and PAWN_OK[side][f]:
+                out[n] = t | (f << 8); n += 1
+            if CROSSED[side][t]:
+                if b[t + 1] == EMPTY:
+                    out[n] = t | ((t + 1) << 8); n += 1
+                if b[t - 1] == EMPTY:
+                    out[n] = t | ((t - 1) << 8); n += 1
+        elif kind == KING:
+            for j in range(4):
+                f = t + ORTHO[j]
+                if IN_PALACE[side][f] and b[f] == EMPTY:
+                    out[n] = t | (f << 8); n += 1
+        elif kind == ADVISOR:
+            for j in range(4):
+                f = t + DIAG[j]
+                if IN_PALACE[side][f] and b[f] == EMPTY:
+                    out[n] = t | (f << 8); n += 1
+        else:  # ELEPHANT
+            for j in range(4):
+                f = t + 2 * DIAG[j]
+                if OWN_HALF[side][f] and b[f] == EMPTY and b[t + DIAG[j]] == EMPTY:
+                    out[n] = t | (f << 8); n += 1
+    return n
+
+
+cdef int bs_legal_moves(BoardState* s, int* out) noexcept nogil:
+    cdef int side = s.turn
+    cdef int k = s.king_square[side]
+    cdef int n = bs_pseudo_moves(s, out)
+    cdef bint in_check = bs_king_attacked(s, side)
+    cdef int i, m, f, t, legal = 0
+    for i in range(n):
+        m = out[i]
+        f = xq_move_from(m)
+        t = xq_move_to(m)
+        if (not in_check and f != k and not _same_line(k, f) and not _same_line(k, t)
+                and not _diagonal_neighbour(k, f)):
+            out[legal] = m
+            legal += 1
+            continue
+        bs_make(s, m)
+        if not bs_king_attacked(s, side):
+            out[legal] = m
+            legal += 1
+        bs_unmake(s)
+    return legal
+
+cdef bint bs_has_legal_move(BoardState* s) noexcept nogil:
+    cdef int moves[MAX_MOVES]
+    return bs_legal_moves(s, moves) > 0
+
+cdef bint bs_gives_check(BoardState* s, int move) noexcept nogil:
+    cdef bint result
+    bs_make(s, move)
+    result = bs_king_attacked(s, s.turn)
+    bs_unmake(s)
+    return result
+
+cdef unsigned long long bs_perft(BoardState* s, int depth) noexcept nogil:
+    cdef int moves[MAX_MOVES]
+    cdef int n = bs_legal_moves(s, moves)
+    cdef int i
+    cdef unsigned long long total = 0
+    if depth <= 1:
+        return n if depth == 1 else 1
+    for i in range(n):
+        bs_make(s, moves[i])
+        total += bs_perft(s, depth - 1)
+        bs_unmake(s)
+    return total
+
+cdef int bs_repetitions(BoardState* s) noexcept nogil:
+    """How many earlier positions since the last capture share the current key."""
+    cdef int count = 0
+    cdef int i
+    for i in range(s.ply - 1, -1, -1):
+        if s.undo_stack[i].captured != EMPTY:
+            break
+        if s.undo_stack[i].key == s.key:
+            count += 1
+    return count
+
+
 cdef class BaseBoard:
     """The engine's board: piece placement, side to move, clocks, key and undo stack."""
 
     def __cinit__(self, *args, **kwargs):
-        self.undo_capacity = 256
-        self.undo_stack = <Undo*> malloc(self.undo_capacity * sizeof(Undo))
-        if self.undo_stack == NULL:
+        if bs_init(&self.state) != 0:
             raise MemoryError()
-        self.ply = 0
-        self.c_clear()
 
     def __dealloc__(self):
-        free(self.undo_stack)
+        bs_free(&self.state)
 
-    # -- placement -------------------------------------------------------------------------
+    @property
+    def turn_code(self):
+        return self.state.turn
 
-    cdef void c_clear(self) noexcept nogil:
-        cdef int sq
-        for sq in range(256):
-            self.squares[sq] = OFFBOARD
-        for sq in range(90):
-            self.squares[SQ256[sq]] = EMPTY
-        self.piece_count[0] = 0
-        self.piece_count[1] = 0
-        self.king_square[0] = 0
-        self.king_square[1] = 0
-        self.turn_code = RED
-        self.halfmove_clock = 0
-        self.fullmove_number = 1
-        self.key = 0
-        self.ply = 0
+    @turn_code.setter
+    def turn_code(self, int value):
+        self.state.turn = value
+        bs_rebuild(&self.state)
 
-    cdef void c_put(self, int sq, int piece) noexcept nogil:
-        self.squares[sq] = piece
+    @property
+    def halfmove_clock(self):
+        return self.state.halfmove_clock
 
-    cdef void c_remove(self, int sq) noexcept nogil:
-        self.squares[sq] = EMPTY
+    @halfmove_clock.setter
+    def halfmove_clock(self, int value):
+        self.state.halfmove_clock = value
 
-    cdef void c_rebuild(self) noexcept nogil:
-        """Recompute piece lists, king squares and the key from ``squares``."""
-        cdef int s90, sq, piece, side
-        self.piece_count[0] = 0
-        self.piece_count[1] = 0
-        self.king_square[0] = 0
-        self.king_square[1] = 0
-        self.key = ZOBRIST_BLACK_TO_MOVE if self.turn_code == BLACK else 0
-        for s90 in range(90):
-            sq = SQ256[s90]
-            piece = self.squares[sq]
-            if piece == EMPTY:
-                continue
-            side = _side_of(piece)
-            if (piece & 7) == KING:
-                self.king_square[side] = sq
-            if self.piece_count[side] < MAX_PIECES:
-                self.piece_index[sq] = self.piece_count[side]
-                self.piece_squares[side][self.piece_count[side]] = sq
-                self.piece_count[side] += 1
-            self.key ^= ZOBRIST[piece][sq]
+    @property
+    def fullmove_number(self):
+        return self.state.fullmove_number
 
-    # -- make / unmake -----------------------------------------------------------------------
-
-    cdef int c_push(self, int move) except -1:
-        self.c_make(move)
-        return 0
-
-    cdef void c_make(self, int move) noexcept nogil:
-        cdef int f = xq_move_from(move)
-        cdef int t = xq_move_to(move)
-        cdef int piece = self.squares[f]
-        cdef int captured = self.squares[t]
-        cdef int side = self.turn_code
-        cdef int opp = side ^ 1
-        cdef int idx, last
-        cdef Undo* u
-        if self.ply >= self.undo_capacity:
-            self.undo_capacity *= 2
-            self.undo_stack = <Undo*> realloc(self.undo_stack, self.undo_capacity * sizeof(Undo))
-            if self.undo_stack == NULL:
-                abort()
-        u = &self.undo_stack[self.ply]
-        u.move = move
-        u.captured = captured
-        u.halfmove_clock = self.halfmove_clock
-        u.key = self.key
-        self.ply += 1
-
-        self.key ^= ZOBRIST[piece][f] ^ ZOBRIST[piece][t] ^ ZOBRIST_BLACK_TO_MOVE
-        if captured != EMPTY:
-            self.key ^= ZOBRIST[captured][t]
-            # Remove the captured piece from its list: the last entry fills its slot.
-            idx = self.piece_index[t]
-            u.capture_index = idx
-            self.piece_count[opp] -= 1
-            last = self.piece_squares[opp][self.piece_count[opp]]
-            self.piece_squares[opp][idx] = last
-            self.piece_index[last] = idx
-            self.halfmove_clock = 0
-        else:
-            self.halfmove_clock += 1
-        self.squares[t] = piece
-        self.squares[f] = EMPTY
-        idx = self.piece_index[f]
-        self.piece_squares[side][idx] = t
-        self.piece_index[t] = idx
-        if (piece & 7) == KING:
-            self.king_square[side] = t
-        if side == BLACK:
-            self.fullmove_number += 1
-        self.turn_code = opp
-
-    cdef void c_unmake(self) noexcept nogil:
-        cdef Undo* u
-        cdef int f, t, piece, captured, side, opp, idx, moved
-        self.ply -= 1
-        u = &self.undo_stack[self.ply]
-        f = xq_move_from(u.move)
-        t = xq_move_to(u.move)
-        captured = u.captured
-        piece = self.squares[t]
-        opp = self.turn_code
-        side = opp ^ 1
-        self.turn_code = side
-        if side == BLACK:
-            self.fullmove_number -= 1
-        self.squares[f] = piece
-        self.squares[t] = captured
-        idx = self.piece_index[t]
-        self.piece_squares[side][idx] = f
-        self.piece_index[f] = idx
-        if (piece & 7) == KING:
-            self.king_square[side] = f
-        if captured != EMPTY:
-            # Undo the list removal exactly, so list order (and move order) is restored.
-            idx = u.capture_index
-            moved = self.piece_squares[opp][idx]
-            self.piece_squares[opp][self.piece_count[opp]] = moved
-            self.piece_index[moved] = self.piece_count[opp]
-            self.piece_squares[opp][idx] = t
-            self.piece_index[t] = idx
-            self.piece_count[opp] += 1
-        self.halfmove_clock = u.halfmove_clock
-        self.key = u.key
-
-    # -- attacks -----------------------------------------------------------------------------
-
-    cdef bint c_king_attacked(self, int side) noexcept nogil:
-        """True if ``side``'s king is attacked, facing the other king included."""
-        cdef int k = self.king_square[side]
-        cdef int enemy = (side ^ 1) << 3
-        cdef int i, d, sq, p
-        cdef uint8_t* b = self.squares
-        for i in range(4):
-            d = ORTHO[i]
-            sq = k + d
-            while b[sq] == EMPTY:
-                sq += d
-            p = b[sq]
-            if p == OFFBOARD:
-                continue
-            if p == enemy + ROOK:
-                return True
-            if p == enemy + KING and i < 2:
-                return True
-            sq += d
-            while b[sq] == EMPTY:
-                sq += d
-            if b[sq] == enemy + CANNON:
-                return True
-        for i in range(8):
-            if b[k + HORSE_CHECK_FROM[i]] == enemy + HORSE and b[k + HORSE_CHECK_LEG[i]] == EMPTY:
-                return True
-        if side == RED:
-            if b[k + 16] == BLACK_BIT + PAWN:
-                return True
-        else:
-            if b[k - 16] == PAWN:
-                return True
-        if b[k + 1] == enemy + PAWN or b[k - 1] == enemy + PAWN:
-            return True
-        return False
-
-    # -- move generation ---------------------------------------------------------------------
-
-    cdef int c_pseudo_moves(self, int* out) noexcept nogil:
-        cdef int side = self.turn_code
-        cdef int own = side << 3
-        cdef int n = 0
-        cdef int i, j, f, t, d, p, kind, forward
-        cdef uint8_t* b = self.squares
-        forward = 16 if side == RED else -16
-        for i in range(self.piece_count[side]):
-            f = self.piece_squares[side][i]
-            kind = b[f] & 7
-            if kind == ROOK:
-                for j in range(4):
-                    d = ORTHO[j]
-                    t = f + d
-                    while b[t] == EMPTY:
-                        out[n] = f | (t << 8); n += 1
-                        t += d
-                    p = b[t]
-                    if p != OFFBOARD and (p & BLACK_BIT) != own:
-                        out[n] = f | (t << 8); n += 1
-            elif kind == HORSE:
-                for j in range(8):
-                    if b[f + HORSE_LEG[j]] != EMPTY:
-                        continue
-                    t = f + HORSE_TO[j]
-                    p = b[t]
-                    if p == EMPTY or (p != OFFBOARD and (p & BLACK_BIT) != own):
-                        out[n] = f | (t << 8); n += 1
-            elif kind == CANNON:
-                for j in range(4):
-                    d = ORTHO[j]
-                    t = f + d
-                    while b[t] == EMPTY:
-                        out[n] = f | (t << 8); n += 1
-                        t += d
-                    if b[t] == OFFBOARD:
-                        continue
-                    t += d
-                    while b[t] == EMPTY:
-                        t += d
-                    p = b[t]
-                    if p != OFFBOARD and (p & BLACK_BIT) != own:
-                        out[n] = f | (t << 8); n += 1
-            elif kind == PAWN:
-                t = f + forward
-                p = b[t]
-                if p == EMPTY or (p != OFFBOARD and (p & BLACK_BIT) != own):
-                    out[n] = f | (t << 8); n += 1
-                if CROSSED[side][f]:
-                    t = f + 1
-                    p = b[t]
-                    if p == EMPTY or (p != OFFBOARD and (p & BLACK_BIT) != own):
-                        out[n] = f | (t << 8); n += 1
-                    t = f - 1
-                    p = b[t]
-                    if p == EMPTY or (p != OFFBOARD and (p & BLACK_BIT) != own):
-                        out[n] = f | (t << 8); n += 1
-            elif kind == KING:
-                for j in range(4):
-                    t = f + ORTHO[j]
-                    if IN_PALACE[side][t]:
-                        p = b[t]
-                        if p == EMPTY or (p & BLACK_BIT) != own:
-                            out[n] = f | (t << 8); n += 1
-            elif kind == ADVISOR:
-                for j in range(4):
-                    t = f + DIAG[j]
-                    if IN_PALACE[side][t]:
-                        p = b[t]
-                        if p == EMPTY or (p & BLACK_BIT) != own:
-                            out[n] = f | (t << 8); n += 1
-            else:  # ELEPHANT
-                for j in range(4):
-                    t = f + 2 * DIAG[j]
-                    if OWN_HALF[side][t] and b[f + DIAG[j]] == EMPTY:
-                        p = b[t]
-                        if p == EMPTY or (p & BLACK_BIT) != own:
-                            out[n] = f | (t << 8); n += 1
-        return n
-
-    cdef int c_legal_moves(self, int* out) noexcept nogil:
-        cdef int side = self.turn_code
-        cdef int k = self.king_square[side]
-        cdef int n = self.c_pseudo_moves(out)
-        cdef bint in_check = self.c_king_attacked(side)
-        cdef int i, m, f, t, legal = 0
-        for i in range(n):
-            m = out[i]
-            f = xq_move_from(m)
-            t = xq_move_to(m)
-            if (not in_check and f != k and not _same_line(k, f) and not _same_line(k, t)
-                    and not _diagonal_neighbour(k, f)):
-                out[legal] = m
-                legal += 1
-                continue
-            self.c_make(m)
-            if not self.c_king_attacked(side):
-                out[legal] = m
-                legal += 1
-            self.c_unmake()
-        return legal
-
-    cdef bint c_has_legal_move(self) noexcept nogil:
-        cdef int moves[MAX_MOVES]
-        return self.c_legal_moves(moves) > 0
-
-    cdef bint c_gives_check(self, int move) noexcept nogil:
-        cdef bint result
-        self.c_make(move)
-        result = self.c_king_attacked(self.turn_code)
-        self.c_unmake()
-        return result
-
-    cdef unsigned long long c_perft(self, int depth) noexcept nogil:
-        cdef int moves[MAX_MOVES]
-        cdef int n = self.c_legal_moves(moves)
-        cdef int i
-        cdef unsigned long long total = 0
-        if depth <= 1:
-            return n if depth == 1 else 1
-        for i in range(n):
-            self.c_make(moves[i])
-            total += self.c_perft(depth - 1)
-            self.c_unmake()
-        return total
-
-    cdef int c_repetitions(self) noexcept nogil:
-        """How many earlier positions since the last capture share the current key."""
-        cdef int count = 0
-        cdef int i
-        for i in range(self.ply - 1, -1, -1):
-            if self.undo_stack[i].captured != EMPTY:
-                break
-            if self.undo_stack[i].key == self.key:
-                count += 1
-        return count
+    @fullmove_number.setter
+    def fullmove_number(self, int value):
+        self.state.fullmove_number = value
 
     # -- Python-level access, used by xiangqi.board ------------------------------------------
 
     def _clear(self):
-        self.c_clear()
+        bs_clear(&self.state)
 
     def _set_code(self, int square, int code):
         """Place piece ``code`` (0 for empty) on ``square`` (0..89); call _rebuild after."""
-        self.squares[SQ256[square]] = code
+        self.state.squares[SQ256[square]] = code
 
     def _code_at(self, int square):
-        return self.squares[SQ256[square]]
+        return self.state.squares[SQ256[square]]
 
     def _rebuild(self):
-        self.c_rebuild()
+        bs_rebuild(&self.state)
 
     def _codes(self):
         """The 90 piece codes, square 0 (a0) first."""
         cdef int s
-        return bytes([self.squares[SQ256[s]] for s in range(90)])
+        return bytes([self.state.squares[SQ256[s]] for s in range(90)])
+
+    def _unmoves(self, int side):
+        """(point, origin) pairs of :c:func:`bs_unmoves`, as 0..89 points (for tests)."""
+        cdef int moves[MAX_MOVES * 2]
+        cdef int n = bs_unmoves(&self.state, side, moves)
+        cdef int i
+        return [(SQ90[xq_move_from(moves[i])], SQ90[xq_move_to(moves[i])]) for i in range(n)]
 
     def _king_attacked(self, int side):
-        return self.c_king_attacked(side)
+        return bs_king_attacked(&self.state, side)
 
     def _copy_into(self, BaseBoard other, bint stack=True):
-        memcpy(other.squares, self.squares, sizeof(self.squares))
-        memcpy(other.piece_squares, self.piece_squares, sizeof(self.piece_squares))
-        memcpy(other.piece_count, self.piece_count, sizeof(self.piece_count))
-        memcpy(other.piece_index, self.piece_index, sizeof(self.piece_index))
-        memcpy(other.king_square, self.king_square, sizeof(self.king_square))
-        other.turn_code = self.turn_code
-        other.halfmove_clock = self.halfmove_clock
-        other.fullmove_number = self.fullmove_number
-        other.key = self.key
-        other.ply = 0
+        memcpy(other.state.squares, self.state.squares, sizeof(self.state.squares))
+        memcpy(other.state.piece_squares, self.state.piece_squares, sizeof(self.state.piece_squares))
+        memcpy(other.state.piece_count, self.state.piece_count, sizeof(self.state.piece_count))
+        memcpy(other.state.piece_index, self.state.piece_index, sizeof(self.state.piece_index))
+        memcpy(other.state.king_square, self.state.king_square, sizeof(self.state.king_square))
+        other.state.turn = self.state.turn
+        other.state.halfmove_clock = self.state.halfmove_clock
+        other.state.fullmove_number = self.state.fullmove_number
+        other.state.key = self.state.key
+        other.state.ply = 0
         if stack:
-            if other.undo_capacity < self.undo_capacity:
-                free(other.undo_stack)
-                other.undo_stack = <Undo*> malloc(self.undo_capacity * sizeof(Undo))
-                if other.undo_stack == NULL:
+            if other.state.undo_capacity < self.state.undo_capacity:
+                free(other.state.undo_stack)
+                other.state.undo_stack = <Undo*> malloc(self.state.undo_capacity * sizeof(Undo))
+                if other.state.undo_stack == NULL:
                     raise MemoryError()
-                other.undo_capacity = self.undo_capacity
-            memcpy(other.undo_stack, self.undo_stack, self.ply * sizeof(Undo))
-            other.ply = self.ply
+                other.state.undo_capacity = self.state.undo_capacity
+            memcpy(other.state.undo_stack, self.state.undo_stack, self.state.ply * sizeof(Undo))
+            other.state.ply = self.state.ply
 
     @property
     def zobrist_key(self):
         """The position's 64-bit Zobrist key (placement and side to move)."""
-        return self.key
+        return self.state.key
 
     @property
     def ply_count(self):
         """Number of moves on the undo stack."""
-        return self.ply
+        return self.state.ply
 
     @property
     def legal_moves(self):
         """The legal moves, as a list of :class:`Move`."""
         cdef int moves[MAX_MOVES]
-        cdef int n = self.c_legal_moves(moves)
+        cdef int n = bs_legal_moves(&self.state, moves)
         cdef int i
         cdef list result = []
         for i in range(n):
@@ -566,7 +664,7 @@ cdef class BaseBoard:
     @property
     def pseudo_legal_moves(self):
         cdef int moves[MAX_MOVES]
-        cdef int n = self.c_pseudo_moves(moves)
+        cdef int n = bs_pseudo_moves(&self.state, moves)
         cdef int i
         return [_move_object(SQ90[xq_move_from(moves[i])], SQ90[xq_move_to(moves[i])])
                 for i in range(n)]
@@ -574,7 +672,7 @@ cdef class BaseBoard:
     def is_legal(self, Move move):
         """True if ``move`` is legal in this position."""
         cdef int moves[MAX_MOVES]
-        cdef int n = self.c_legal_moves(moves)
+        cdef int n = bs_legal_moves(&self.state, moves)
         cdef int i
         cdef int wanted = xq_make_move(SQ256[move.from_square], SQ256[move.to_square])
         for i in range(n):
@@ -586,53 +684,53 @@ cdef class BaseBoard:
         """Play ``move``, which must be legal (see :meth:`is_legal`)."""
         if not self.is_legal(move):
             raise IllegalMoveError(f"illegal move {move.iccs()} in {self.fen()}")
-        self.c_make(xq_make_move(SQ256[move.from_square], SQ256[move.to_square]))
+        bs_make(&self.state, xq_make_move(SQ256[move.from_square], SQ256[move.to_square]))
 
     def push_unchecked(self, Move move):
         """Play ``move`` without checking legality (for callers that generated it)."""
-        self.c_make(xq_make_move(SQ256[move.from_square], SQ256[move.to_square]))
+        bs_make(&self.state, xq_make_move(SQ256[move.from_square], SQ256[move.to_square]))
 
     def pop(self):
         """Take back the last move and return it."""
         cdef int m
-        if self.ply == 0:
+        if self.state.ply == 0:
             raise IndexError("pop from a board with no moves played")
-        m = self.undo_stack[self.ply - 1].move
-        self.c_unmake()
+        m = self.state.undo_stack[self.state.ply - 1].move
+        bs_unmake(&self.state)
         return _move_object(SQ90[xq_move_from(m)], SQ90[xq_move_to(m)])
 
     @property
     def move_stack(self):
         """The moves played since the position was set, oldest first."""
         cdef int i, m
-        return [_move_object(SQ90[xq_move_from(self.undo_stack[i].move)],
-                             SQ90[xq_move_to(self.undo_stack[i].move)])
-                for i in range(self.ply)]
+        return [_move_object(SQ90[xq_move_from(self.state.undo_stack[i].move)],
+                             SQ90[xq_move_to(self.state.undo_stack[i].move)])
+                for i in range(self.state.ply)]
 
     def peek(self):
         """The last move played."""
-        if self.ply == 0:
+        if self.state.ply == 0:
             raise IndexError("no moves played")
-        m = self.undo_stack[self.ply - 1].move
+        m = self.state.undo_stack[self.state.ply - 1].move
         return _move_object(SQ90[xq_move_from(m)], SQ90[xq_move_to(m)])
 
     def is_check(self):
         """True if the side to move is in check."""
-        return self.c_king_attacked(self.turn_code)
+        return bs_king_attacked(&self.state, self.state.turn)
 
     def gives_check(self, Move move):
         """True if the (legal) ``move`` checks the opponent's king."""
-        return self.c_gives_check(xq_make_move(SQ256[move.from_square], SQ256[move.to_square]))
+        return bs_gives_check(&self.state, xq_make_move(SQ256[move.from_square], SQ256[move.to_square]))
 
     def has_legal_move(self):
-        return self.c_has_legal_move()
+        return bs_has_legal_move(&self.state)
 
     def is_capture(self, Move move):
-        return self.squares[SQ256[move.to_square]] != EMPTY
+        return self.state.squares[SQ256[move.to_square]] != EMPTY
 
     def repetition_count(self):
         """How many times the current position occurred before, since the last capture."""
-        return self.c_repetitions()
+        return bs_repetitions(&self.state)
 
     def perft(self, int depth):
         """Count leaf nodes of the legal move tree ``depth`` plies deep.
@@ -644,21 +742,21 @@ cdef class BaseBoard:
         if depth < 0:
             raise ValueError("perft depth must be >= 0")
         with nogil:
-            n = self.c_perft(depth)
+            n = bs_perft(&self.state, depth)
         return n
 
     def perft_divide(self, int depth):
         """Perft per legal move: a list of (move, nodes)."""
         cdef int moves[MAX_MOVES]
-        cdef int n = self.c_legal_moves(moves)
+        cdef int n = bs_legal_moves(&self.state, moves)
         cdef int i
         result = []
         if depth < 1:
             raise ValueError("perft divide depth must be >= 1")
         for i in range(n):
-            self.c_make(moves[i])
-            count = self.c_perft(depth - 1)
-            self.c_unmake()
+            bs_make(&self.state, moves[i])
+            count = bs_perft(&self.state, depth - 1)
+            bs_unmake(&self.state)
             result.append((_move_object(SQ90[xq_move_from(moves[i])], SQ90[xq_move_to(moves[i])]),
                            count))
         return result
