@@ -4,10 +4,11 @@ from __future__ import annotations
 import argparse
 import sys
 
+from tablebases import cli as tablebases_cli
 from xiangqi import cli as xiangqi_cli
 
 # Packages that contribute subcommands, lowest layer first.
-COMMAND_MODULES = [xiangqi_cli]
+COMMAND_MODULES = [xiangqi_cli, tablebases_cli]
 
 
 def build_parser() -> argparse.ArgumentParser:

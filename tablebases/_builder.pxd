@@ -1,0 +1,20 @@
+from libc.stdint cimport uint16_t, uint64_t, int64_t
+from tablebases._index cimport IndexData
+
+cdef enum:
+    ILLEGAL = 0xFFFF         # not a legal position (overlap, side not to move in check)
+    TENTATIVE = 0x8000       # value known, takes effect at the pass of its distance
+    DISTANCE_MASK = 0x7FFF   # code = plies + 1; 0 = draw (or not yet decided)
+
+cdef struct SubTable:
+    IndexData* ix
+    uint16_t* values[2]
+    int flip                 # the sub-table is stored for the colour-flipped material
+
+cdef struct Context:
+    IndexData* ix
+    uint16_t* values[2]
+    uint64_t* candidates[2]
+    SubTable subs[2][8]      # by colour and type of the captured piece
+    bint capture_resets      # DTC: a capture ends the count
+    int threads

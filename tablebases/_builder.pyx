@@ -1,0 +1,373 @@
+# cython: language_level=3
+"""Retrograde analysis of one material, and the independent re-check of a finished table.
+
+Values are uint16 codes per position and side to move: 0 draw, ``plies + 1`` for a decided
+position (odd plies: the side to move wins; even: it loses), ``ILLEGAL`` for placements that
+are not legal positions.  During the build a code may carry ``TENTATIVE``: its value is known
+from captures alone and joins the frontier at the pass equal to its distance.
+
+Pass n decides the positions at distance n:
+  * a predecessor of a loss at n-1 is a win at n (found by un-moves);
+  * a predecessor of a win at n-1 becomes a candidate, and a candidate whose every move
+    leads to a win for the opponent is a loss at 1 + the longest such win (forward check).
+Captures leave the table and are answered by the sub-tables (for DTC a capture counts as the
+end: distance 1).  Stalemate is a loss.  Every pass writes only values of distance n, which no
+step of the same pass reads as decided, so the result is the same for any thread count.
+"""
+from cython.parallel cimport prange, threadid
+from libc.stdlib cimport malloc, calloc, free
+from libc.stdint cimport uint16_t, uint64_t, int64_t
+from xiangqi._core cimport (BoardState, bs_init, bs_free, bs_make, bs_unmake, bs_legal_moves,
+                            bs_unmoves, bs_king_attacked, xq_move_to, xq_make_move,
+                            xq_move_from, EMPTY, MAX_MOVES)
+from tablebases._index cimport Indexer, IndexData, ix_encode, ix_decode
+
+cdef extern from *:
+    """
+    static inline void tb_set_bit(uint64_t* bits, int64_t i) {
+        __atomic_fetch_or(&bits[i >> 6], (uint64_t)1 << (i & 63), __ATOMIC_RELAXED);
+    }
+    """
+    void tb_set_bit(uint64_t* bits, int64_t i) nogil
+
+DEF BIG = 1 << 30
+
+
+cdef inline int sub_code(Context* c, BoardState* s, int captured) noexcept nogil:
+    """Code of the position on ``s`` (just after a capture) in its sub-table."""
+    cdef SubTable* t = &c.subs[(captured >> 3) & 1][captured & 7]
+    cdef int64_t idx
+    if t.ix == NULL:
+        return ILLEGAL
+    idx = ix_encode(t.ix, s, t.flip)
+    if idx < 0:
+        return ILLEGAL
+    return t.values[s.turn ^ t.flip][idx]
+
+
+cdef inline int load(Context* c, BoardState* s, int stm, int64_t idx) noexcept nogil:
+    """Set up position ``idx`` with ``stm`` to move; -1 if it is not a legal position."""
+    if ix_decode(c.ix, idx, s) < 0:
+        return -1
+    s.turn = stm
+    if bs_king_attacked(s, stm ^ 1):
+        return -1
+    return 0
+
+
+cdef void init_position(Context* c, BoardState* s, int stm, int64_t idx) noexcept nogil:
+    cdef int moves[MAX_MOVES]
+    cdef int n, i, captured, code, plies, d
+    cdef int best_win = BIG, worst_loss = -1, quiet = 0
+    cdef bint escape = False
+    if load(c, s, stm, idx) < 0:
+        c.values[stm][idx] = ILLEGAL
+        return
+    n = bs_legal_moves(s, moves)
+    if n == 0:
+        c.values[stm][idx] = 1          # mated or stalemated: lost, distance 0
+        return
+    for i in range(n):
+        captured = s.squares[xq_move_to(moves[i])]
+        if captured == EMPTY:
+            quiet += 1
+            continue
+        bs_make(s, moves[i])
+        code = sub_code(c, s, captured)
+        bs_unmake(s)
+        if code == 0 or code == ILLEGAL:
+            escape = True
+            continue
+        plies = (code & DISTANCE_MASK) - 1
+        d = 0 if c.capture_resets else plies
+        if plies % 2 == 0:
+            if d + 1 < best_win:
+                best_win = d + 1
+        elif d + 1 > worst_loss:
+            worst_loss = d + 1
+    if best_win < BIG:
+        c.values[stm][idx] = TENTATIVE | (best_win + 1)
+    elif quiet == 0 and not escape:
+        c.values[stm][idx] = TENTATIVE | (worst_loss + 1)
+    else:
+        c.values[stm][idx] = 0
+
+
+cdef int64_t expand_frontier(Context* c, BoardState* s, int stm, int64_t idx, int n) noexcept nogil:
+    """Predecessors of frontier position ``idx`` (distance n-1, ``stm`` to move)."""
+    cdef int unmoves[MAX_MOVES * 2]
+    cdef int k, count, pred = stm ^ 1
+    cdef int64_t pidx, twin, changed = 0
+    cdef bint lost = (n - 1) % 2 == 0
+    if load(c, s, stm, idx) < 0:
+        return 0
+    count = bs_unmoves(s, pred, unmoves)
+    # bs_make moves a piece of the side to move: play the reversed move as ``pred``.  The
+    # predecessor has ``pred`` to move; its legality needs ``stm``'s king not attacked.
+    s.turn = pred
+    for k in range(count):
+        bs_make(s, unmoves[k])
+        if bs_king_attacked(s, stm):
+            bs_unmake(s)
+            continue
+        # A position whose Red group is symmetric is stored twice (itself and its mirror
+        # image); both twins get the value.
+        pidx = ix_encode(c.ix, s, 0, 0)
+        twin = ix_encode(c.ix, s, 0, 1)
+        bs_unmake(s)
+        if pidx < 0:
+            continue
+        changed += mark_predecessor(c, pred, pidx, lost, n)
+        if twin != pidx:
+            changed += mark_predecessor(c, pred, twin, lost, n)
+    return changed
+
+
+cdef inline int64_t mark_predecessor(Context* c, int pred, int64_t pidx, bint lost, int n) noexcept nogil:
+    cdef uint16_t pc = c.values[pred][pidx]
+    if lost:
+        if pc == 0 or ((pc & TENTATIVE) and pc != ILLEGAL and (pc & DISTANCE_MASK) > n + 1):
+            c.values[pred][pidx] = n + 1
+            return 1
+    elif pc == 0:
+        tb_set_bit(c.candidates[pred], pidx)
+    return 0
+
+
+cdef int64_t verify_candidate(Context* c, BoardState* s, int stm, int64_t idx, int n) noexcept nogil:
+    """Decide candidate ``idx``: lost if every move leads to a decided win for the opponent."""
+    cdef int moves[MAX_MOVES]
+    cdef int count, i, captured, code, plies, d, longest = -1
+    cdef int64_t sidx
+    if c.values[stm][idx] != 0 or load(c, s, stm, idx) < 0:
+        return 0
+    count = bs_legal_moves(s, moves)
+    for i in range(count):
+        captured = s.squares[xq_move_to(moves[i])]
+        bs_make(s, moves[i])
+        if captured != EMPTY:
+            code = sub_code(c, s, captured)
+        else:
+            sidx = ix_encode(c.ix, s, 0)
+            code = c.values[stm ^ 1][sidx] if sidx >= 0 else ILLEGAL
+        bs_unmake(s)
+        if code == 0 or code == ILLEGAL or (code & TENTATIVE):
+            return 0
+        plies = (code & DISTANCE_MASK) - 1
+        if plies % 2 == 0:
+            return 0
+        if captured != EMPTY:
+            d = 0 if c.capture_resets else plies
+        else:
+            if plies > n - 1:
+                return 0
+            d = plies
+        if d > longest:
+            longest = d
+    if longest + 1 == n:
+        c.values[stm][idx] = n + 1
+    else:
+        c.values[stm][idx] = TENTATIVE | (longest + 2)
+    return 1
+
+
+def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_values, list subs,
+               bint capture_resets=False, int threads=1, progress=None):
+    """Fill ``red_values``/``black_values`` (length ``indexer.size``) with the solved codes.
+
+    ``subs``: (colour, piece type, Indexer, red values, black values, flip) for each kind of
+    capture.  Returns the number of passes.
+    """
+    cdef Context c
+    cdef int64_t size = indexer.data.size, idx, w, words, found, pending, decided
+    cdef int stm, n, t, color, kind, tid
+    cdef uint64_t bits
+    cdef BoardState* states
+    cdef uint16_t code
+    cdef uint16_t[::1] sub_red, sub_black
+    cdef Indexer sub_ix
+    keep = []
+    c.ix = &indexer.data
+    c.values[0] = &red_values[0]
+    c.values[1] = &black_values[0]
+    c.capture_resets = capture_resets
+    c.threads = threads
+    for color in range(2):
+        for kind in range(8):
+            c.subs[color][kind].ix = NULL
+    for color, kind, sub_ix, sub_red, sub_black, flip in subs:
+        keep.append((sub_ix, sub_red, sub_black))
+        c.subs[color][kind].ix = &sub_ix.data
+        c.subs[color][kind].values[0] = &sub_red[0]
+        c.subs[color][kind].values[1] = &sub_black[0]
+        c.subs[color][kind].flip = flip
+    words = (size + 63) // 64
+    c.candidates[0] = <uint64_t*> calloc(words, sizeof(uint64_t))
+    c.candidates[1] = <uint64_t*> calloc(words, sizeof(uint64_t))
+    states = <BoardState*> malloc(threads * sizeof(BoardState))
+    if c.candidates[0] == NULL or c.candidates[1] == NULL or states == NULL:
+        free(c.candidates[0]); free(c.candidates[1]); free(states)
+        raise MemoryError("not enough memory for the build's bitmaps")
+    for t in range(threads):
+        bs_init(&states[t])
+    try:
+        for stm in range(2):
+            for idx in prange(size, nogil=True, num_threads=threads, schedule="dynamic",
+                              chunksize=1024):
+                init_position(&c, &states[threadid()], stm, idx)
+        n = 1
+        while True:
+            decided = 0
+            for stm in range(2):
+                for idx in prange(size, nogil=True, num_threads=threads, schedule="dynamic",
+                                  chunksize=1024):
+                    if c.values[stm][idx] == n:
+                        decided += expand_frontier(&c, &states[threadid()], stm, idx, n)
+            for stm in range(2):
+                for w in prange(words, nogil=True, num_threads=threads, schedule="dynamic",
+                                chunksize=64):
+                    bits = c.candidates[stm][w]
+                    if bits == 0:
+                        continue
+                    c.candidates[stm][w] = 0
+                    tid = threadid()
+                    for t in range(64):
+                        if (bits >> t) & 1:
+                            decided += verify_candidate(&c, &states[tid], stm, w * 64 + t, n)
+            # Tentative values of distance n take effect; count what is still pending.
+            found = 0
+            pending = 0
+            for stm in range(2):
+                for idx in prange(size, nogil=True, num_threads=threads, schedule="static"):
+                    code = c.values[stm][idx]
+                    if code == n + 1:
+                        found += 1
+                    elif (code & TENTATIVE) and code != ILLEGAL:
+                        if (code & DISTANCE_MASK) == n + 1:
+                            c.values[stm][idx] = n + 1
+                            found += 1
+                        else:
+                            pending += 1
+            if progress is not None:
+                progress(n, found)
+            if found == 0 and pending == 0:
+                break
+            n += 1
+            if n >= DISTANCE_MASK - 2:
+                raise OverflowError("distance exceeds the table format's range")
+    finally:
+        for t in range(threads):
+            bs_free(&states[t])
+        free(states)
+        free(c.candidates[0])
+        free(c.candidates[1])
+    return n
+
+
+cdef int expected_code(Context* c, BoardState* s, int stm, int64_t idx) noexcept nogil:
+    """The code ``idx`` must have, computed from its successors' stored codes alone."""
+    cdef int moves[MAX_MOVES]
+    cdef int count, i, captured, code, plies, d
+    cdef int best_win = BIG, longest_loss = -1
+    cdef bint draw = False
+    cdef int64_t sidx
+    if load(c, s, stm, idx) < 0:
+        return ILLEGAL
+    count = bs_legal_moves(s, moves)
+    if count == 0:
+        return 1
+    for i in range(count):
+        captured = s.squares[xq_move_to(moves[i])]
+        bs_make(s, moves[i])
+        if captured != EMPTY:
+            code = sub_code(c, s, captured)
+        else:
+            sidx = ix_encode(c.ix, s, 0)
+            code = c.values[stm ^ 1][sidx] if sidx >= 0 else ILLEGAL
+        bs_unmake(s)
+        if code == ILLEGAL:
+            return -2                   # a legal move reached an illegal entry: corrupt
+        if code == 0:
+            draw = True
+            continue
+        plies = (code & DISTANCE_MASK) - 1
+        d = 0 if (captured != EMPTY and c.capture_resets) else plies
+        if plies % 2 == 0:
+            if d + 1 < best_win:
+                best_win = d + 1
+        elif d + 1 > longest_loss:
+            longest_loss = d + 1
+    if best_win < BIG:
+        return best_win + 1
+    if draw:
+        return 0
+    return longest_loss + 1
+
+
+def recheck(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_values, list subs,
+            bint capture_resets=False, int threads=1, int max_report=20):
+    """Re-derive every code from its successors; returns (mismatch count, first mismatches).
+
+    Each mismatch is (side to move, index, stored code, expected code).
+    """
+    cdef Context c
+    cdef int64_t size = indexer.data.size, idx, bad = 0
+    cdef int stm, t, color, kind, expected
+    cdef BoardState* states
+    cdef uint16_t[::1] sub_red, sub_black
+    cdef Indexer sub_ix
+    cdef int64_t* first_bad
+    keep = []
+    c.ix = &indexer.data
+    c.values[0] = &red_values[0]
+    c.values[1] = &black_values[0]
+    c.capture_resets = capture_resets
+    for color in range(2):
+        for kind in range(8):
+            c.subs[color][kind].ix = NULL
+    for color, kind, sub_ix, sub_red, sub_black, flip in subs:
+        keep.append((sub_ix, sub_red, sub_black))
+        c.subs[color][kind].ix = &sub_ix.data
+        c.subs[color][kind].values[0] = &sub_red[0]
+        c.subs[color][kind].values[1] = &sub_black[0]
+        c.subs[color][kind].flip = flip
+    states = <BoardState*> malloc(threads * sizeof(BoardState))
+    if states == NULL:
+        raise MemoryError()
+    for t in range(threads):
+        bs_init(&states[t])
+    mismatches = []
+    try:
+        for stm in range(2):
+            for idx in prange(size, nogil=True, num_threads=threads, schedule="dynamic",
+                              chunksize=1024):
+                expected = expected_code(&c, &states[threadid()], stm, idx)
+                if expected != c.values[stm][idx]:
+                    bad += 1
+            if bad and len(mismatches) < max_report:
+                for idx in range(size):
+                    expected = expected_code(&c, &states[0], stm, idx)
+                    if expected != c.values[stm][idx]:
+                        mismatches.append((stm, idx, c.values[stm][idx], expected))
+                        if len(mismatches) >= max_report:
+                            break
+    finally:
+        for t in range(threads):
+            bs_free(&states[t])
+        free(states)
+    return bad, mismatches
+
+
+def histogram(uint16_t[::1] values):
+    """Counts per code (a dict), illegal entries included under ILLEGAL."""
+    cdef int64_t i, n = values.shape[0]
+    cdef int64_t* counts = <int64_t*> calloc(65536, sizeof(int64_t))
+    if counts == NULL:
+        raise MemoryError()
+    with nogil:
+        for i in range(n):
+            counts[values[i]] += 1
+    result = {code: counts[code] for code in range(65536) if counts[code]}
+    free(counts)
+    return result
+

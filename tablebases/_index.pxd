@@ -1,0 +1,31 @@
+# Dense position index of a material: the C-level API used by the builder and the prober.
+from libc.stdint cimport int32_t, int64_t, uint8_t
+from xiangqi._core cimport BoardState
+
+cdef enum:
+    MAX_GROUPS = 10
+    MAX_SLOTS = 5            # pieces in one group
+
+cdef struct Group:
+    int nslots
+    int color[MAX_SLOTS]     # per slot: colour and piece type
+    int kind[MAX_SLOTS]
+    int radix[MAX_SLOTS]     # number of points the slot's piece may stand on
+    int64_t nkeys            # product of the radixes
+    int32_t* key_to_index    # -1: impossible placement, -2: not canonical under the mirror
+    uint8_t* squares         # count * nslots points (0..89)
+    int64_t count
+
+cdef struct IndexData:
+    Group groups[MAX_GROUPS]
+    int ngroups
+    int64_t size             # positions per side to move
+    int group_of[2][8]       # (colour, type) -> group, -1 if absent
+    int first_slot[2][8]     # (colour, type) -> first slot in its group
+    int count_of[2][8]       # (colour, type) -> number of such pieces
+
+cdef int64_t ix_encode(IndexData* ix, BoardState* s, int flip, int mirror=*) noexcept nogil
+cdef int ix_decode(IndexData* ix, int64_t index, BoardState* s) noexcept nogil
+
+cdef class Indexer:
+    cdef IndexData data

@@ -1,0 +1,307 @@
+# cython: language_level=3
+"""Dense index over the placements of a material.
+
+Pieces are grouped: each side's king with its advisors and elephants forms one group enumerated
+jointly (their placements never overlap), and each kind of attacking piece (rook, horse,
+cannon, pawn) of a side forms a group of identical pieces taken as an unordered set.  Every
+piece only ranges over the points it can legally occupy.  The index is the mixed-radix number
+of the group indexes, Red's defender group varying fastest.
+
+Left-right symmetry: only the placements of Red's defender group that are not greater than
+their mirror image are enumerated; a position whose Red group is not canonical is mirrored as
+a whole before indexing.  Positions whose groups overlap get an index but are marked illegal by
+the builder.
+"""
+from libc.stdlib cimport malloc, free
+from libc.stdint cimport int32_t, int64_t, uint8_t
+from xiangqi._core cimport (BaseBoard, BoardState, sq256_of, sq90_of, KING, ADVISOR, ELEPHANT, HORSE,
+                            ROOK, CANNON, PAWN, BLACK_BIT, EMPTY, OFFBOARD, MAX_PIECES)
+
+from xiangqi.pieces import Piece, legal_points
+
+# Points each (colour, kind) may occupy, in increasing order, and the reverse map.
+cdef int LOCAL[2][8][90]
+cdef int POINT[2][8][90]
+cdef int NPOINTS[2][8]
+
+cdef _init_points():
+    cdef int color, kind, i, sq
+    for color in range(2):
+        for kind in range(8):
+            NPOINTS[color][kind] = 0
+            for sq in range(90):
+                LOCAL[color][kind][sq] = -1
+            if kind == 0:
+                continue
+            points = sorted(legal_points(Piece(kind, color)))
+            for i, sq in enumerate(points):
+                LOCAL[color][kind][sq] = i
+                POINT[color][kind][i] = sq
+            NPOINTS[color][kind] = len(points)
+
+_init_points()
+
+DEFENDERS = (KING, ADVISOR, ELEPHANT)
+ATTACKER_KINDS = (ROOK, HORSE, CANNON, PAWN)
+
+
+cdef inline int mirror90(int sq) noexcept nogil:
+    return sq - 2 * (sq % 9) + 8
+
+
+cdef inline int flip90(int sq) noexcept nogil:
+    """The point seen from the other side's ranks (rank r -> 9 - r, same file)."""
+    return (9 - sq // 9) * 9 + sq % 9
+
+
+cdef int64_t group_key(Group* g, int* points) noexcept nogil:
+    """Key of a group placement given as one point per slot; identical pieces get sorted.
+
+    Returns -1 if a point is not allowed for its slot."""
+    cdef int i, j, tmp
+    cdef int local[MAX_SLOTS]
+    cdef int64_t key = 0
+    for i in range(g.nslots):
+        local[i] = LOCAL[g.color[i]][g.kind[i]][points[i]]
+        if local[i] < 0:
+            return -1
+    # insertion sort inside runs of identical pieces
+    for i in range(1, g.nslots):
+        j = i
+        while j > 0 and g.kind[j - 1] == g.kind[j] and g.color[j - 1] == g.color[j] \
+                and local[j - 1] > local[j]:
+            tmp = local[j]; local[j] = local[j - 1]; local[j - 1] = tmp
+            j -= 1
+    for i in range(g.nslots):
+        key = key * g.radix[i] + local[i]
+    return key
+
+
+cdef int64_t ix_encode(IndexData* ix, BoardState* s, int flip, int mirror=0) noexcept nogil:
+    """Index of the position on ``s`` (colours swapped and ranks flipped if ``flip``; reflected
+    left-right first if ``mirror``, which selects the twin of a position whose Red group is
+    symmetric).
+
+    Returns -1 if the pieces do not match this material."""
+    cdef int side, i, sq, kind, color, g, slot, m, attempt
+    cdef int fill[2][8]
+    cdef int points[MAX_GROUPS][MAX_SLOTS]
+    cdef int64_t index, key, gi
+    for color in range(2):
+        for kind in range(8):
+            fill[color][kind] = 0
+    for side in range(2):
+        for i in range(s.piece_count[side]):
+            sq = s.piece_squares[side][i]
+            kind = s.squares[sq] & 7
+            sq = sq90_of(sq)
+            color = side ^ flip
+            if flip:
+                sq = flip90(sq)
+            if mirror:
+                sq = mirror90(sq)
+            g = ix.group_of[color][kind]
+            if g < 0 or fill[color][kind] >= ix.count_of[color][kind]:
+                return -1
+            points[g][ix.first_slot[color][kind] + fill[color][kind]] = sq
+            fill[color][kind] += 1
+    for color in range(2):
+        for kind in range(8):
+            if fill[color][kind] != ix.count_of[color][kind]:
+                return -1
+    for attempt in range(2):
+        key = group_key(&ix.groups[0], points[0])
+        if key < 0:
+            return -1
+        gi = ix.groups[0].key_to_index[key]
+        if gi == -2 and attempt == 0:
+            for g in range(ix.ngroups):
+                for slot in range(ix.groups[g].nslots):
+                    points[g][slot] = mirror90(points[g][slot])
+            continue
+        break
+    if gi < 0:
+        return -1
+    index = 0
+    for g in range(ix.ngroups - 1, 0, -1):
+        key = group_key(&ix.groups[g], points[g])
+        if key < 0 or ix.groups[g].key_to_index[key] < 0:
+            return -1
+        index = index * ix.groups[g].count + ix.groups[g].key_to_index[key]
+    return index * ix.groups[0].count + gi
+
+cdef int ix_decode(IndexData* ix, int64_t index, BoardState* s) noexcept nogil:
+    """Set up the pieces of ``index`` on ``s`` (side to move unchanged, no undo history).
+
+    Returns -1 (board left partly set) if two pieces fall on one point."""
+    cdef int g, i, sq, color, kind, side
+    cdef int64_t gi
+    cdef uint8_t* pts
+    # clear the previous pieces only
+    for side in range(2):
+        for i in range(s.piece_count[side]):
+            s.squares[s.piece_squares[side][i]] = EMPTY
+        s.piece_count[side] = 0
+    s.ply = 0
+    for g in range(ix.ngroups):
+        gi = index % ix.groups[g].count
+        index //= ix.groups[g].count
+        pts = &ix.groups[g].squares[gi * ix.groups[g].nslots]
+        for i in range(ix.groups[g].nslots):
+            sq = sq256_of(pts[i])
+            if s.squares[sq] != EMPTY:
+                return -1
+            color = ix.groups[g].color[i]
+            kind = ix.groups[g].kind[i]
+            s.squares[sq] = kind | (BLACK_BIT if color else 0)
+            s.piece_index[sq] = s.piece_count[color]
+            s.piece_squares[color][s.piece_count[color]] = sq
+            s.piece_count[color] += 1
+            if kind == KING:
+                s.king_square[color] = sq
+    return 0
+
+
+cdef int build_group(IndexData* ix, int g, bint mirror_reduce) except -1:
+    cdef Group* grp = &ix.groups[g]
+    cdef int64_t nkeys = 1, key, rest, mkey
+    cdef int i, j, count = 0
+    cdef int points[MAX_SLOTS]
+    cdef int mirrored[MAX_SLOTS]
+    cdef int local[MAX_SLOTS]
+    cdef bint ok
+    for i in range(grp.nslots):
+        nkeys *= grp.radix[i]
+    if nkeys > 50_000_000:
+        raise ValueError("a piece group has too many placements to index")
+    grp.nkeys = nkeys
+    grp.key_to_index = <int32_t*> malloc(nkeys * sizeof(int32_t))
+    if grp.key_to_index == NULL:
+        raise MemoryError()
+    for key in range(nkeys):
+        rest = key
+        for i in range(grp.nslots - 1, -1, -1):
+            local[i] = rest % grp.radix[i]
+            rest //= grp.radix[i]
+        ok = True
+        for i in range(grp.nslots):
+            points[i] = POINT[grp.color[i]][grp.kind[i]][local[i]]
+            if i > 0 and grp.kind[i - 1] == grp.kind[i] and grp.color[i - 1] == grp.color[i] \
+                    and local[i - 1] >= local[i]:
+                ok = False
+            for j in range(i):
+                if points[j] == points[i]:
+                    ok = False
+        if not ok:
+            grp.key_to_index[key] = -1
+            continue
+        if mirror_reduce:
+            for i in range(grp.nslots):
+                mirrored[i] = mirror90(points[i])
+            mkey = group_key(grp, mirrored)
+            if mkey < key:
+                grp.key_to_index[key] = -2
+                continue
+        grp.key_to_index[key] = count
+        count += 1
+    grp.count = count
+    grp.squares = <uint8_t*> malloc(max(count, 1) * grp.nslots * sizeof(uint8_t))
+    if grp.squares == NULL:
+        raise MemoryError()
+    for key in range(nkeys):
+        if grp.key_to_index[key] >= 0:
+            rest = key
+            for i in range(grp.nslots - 1, -1, -1):
+                local[i] = rest % grp.radix[i]
+                rest //= grp.radix[i]
+            for i in range(grp.nslots):
+                grp.squares[grp.key_to_index[key] * grp.nslots + i] = \
+                    POINT[grp.color[i]][grp.kind[i]][local[i]]
+    return 0
+
+
+cdef class Indexer:
+    """Index of one material (see the module docstring).
+
+    ``pieces`` is a list of (colour, kind) pairs, one per piece, kings included.
+    """
+
+    def __cinit__(self, pieces):
+        cdef int color, kind, n, g, i, slot
+        self.data.ngroups = 0
+        for color in range(2):
+            for kind in range(8):
+                self.data.group_of[color][kind] = -1
+                self.data.count_of[color][kind] = 0
+        counts = {}
+        for color, kind in pieces:
+            counts[(color, kind)] = counts.get((color, kind), 0) + 1
+        plan = []
+        for color in range(2):
+            plan.append([(color, kind, counts.get((color, kind), 0)) for kind in DEFENDERS
+                         if counts.get((color, kind), 0)])
+        for color in range(2):
+            for kind in ATTACKER_KINDS:
+                if counts.get((color, kind), 0):
+                    plan.append([(color, kind, counts[(color, kind)])])
+        if len(plan) > MAX_GROUPS:
+            raise ValueError("too many piece groups")
+        for g, members in enumerate(plan):
+            slot = 0
+            for color, kind, n in members:
+                self.data.group_of[color][kind] = g
+                self.data.first_slot[color][kind] = slot
+                self.data.count_of[color][kind] = n
+                for i in range(n):
+                    if slot >= MAX_SLOTS:
+                        raise ValueError("too many pieces in one group")
+                    self.data.groups[g].color[slot] = color
+                    self.data.groups[g].kind[slot] = kind
+                    self.data.groups[g].radix[slot] = NPOINTS[color][kind]
+                    slot += 1
+            self.data.groups[g].nslots = slot
+            self.data.groups[g].key_to_index = NULL
+            self.data.groups[g].squares = NULL
+            self.data.ngroups += 1
+        self.data.size = 1
+        for g in range(self.data.ngroups):
+            build_group(&self.data, g, g == 0)
+            self.data.size *= self.data.groups[g].count
+
+    def __dealloc__(self):
+        cdef int g
+        for g in range(self.data.ngroups):
+            free(self.data.groups[g].key_to_index)
+            free(self.data.groups[g].squares)
+
+
+    # -- Python access (tests, tools) -----------------------------------------------------------
+
+    @property
+    def size(self):
+        """Positions per side to move."""
+        return self.data.size
+
+    @property
+    def group_counts(self):
+        """Placements per group, Red's defender group first."""
+        return [self.data.groups[g].count for g in range(self.data.ngroups)]
+
+    def index_of(self, board, bint flip=False):
+        """Index of a :class:`xiangqi.Board` position (-1 if its pieces do not match)."""
+        return ix_encode(&self.data, &(<BaseBoard> board).state, flip)
+
+    def placement(self, int64_t index):
+        """The 90 piece codes of ``index`` (None if two pieces overlap)."""
+        cdef int g, i
+        cdef int64_t gi
+        codes = [0] * 90
+        for g in range(self.data.ngroups):
+            gi = index % self.data.groups[g].count
+            index //= self.data.groups[g].count
+            for i in range(self.data.groups[g].nslots):
+                sq = self.data.groups[g].squares[gi * self.data.groups[g].nslots + i]
+                if codes[sq]:
+                    return None
+                codes[sq] = self.data.groups[g].kind[i] | (8 if self.data.groups[g].color[i] else 0)
+        return codes

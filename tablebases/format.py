@@ -1,0 +1,226 @@
+"""Table files: a checked header, then each (metric, side to move) array of uint16 codes split
+into independently decodable zlib blocks, each with its CRC-32.
+
+Layout::
+
+    magic "XQTB" | u32 header length | header (JSON, UTF-8) | u32 CRC-32 of the header
+    blocks ...   (offsets in the header are from the start of the file)
+
+Files are written to a temporary name in the same directory and renamed when complete.
+Everything read is checked: a bad magic, header, length or block checksum raises
+:class:`CorruptTableError` naming the file and the offset.
+"""
+from __future__ import annotations
+
+import array
+import json
+import os
+import struct
+import sys
+import tempfile
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+MAGIC = b"XQTB"
+FORMAT_VERSION = 1
+INDEX_LAYOUT_VERSION = 1
+BLOCK_ENTRIES = 1 << 15
+SUFFIX = ".xqtb"
+SIDES = ("red", "black")
+
+
+class CorruptTableError(ValueError):
+    """A table file whose bytes are not what was written."""
+
+    def __init__(self, path: Path | str, offset: int, problem: str) -> None:
+        super().__init__(f"{path}: {problem} at offset {offset}")
+        self.path = Path(path)
+        self.offset = offset
+
+
+@dataclass
+class TableHeader:
+    material: str
+    size: int                         # positions per side to move (index entries)
+    metrics: list[str]
+    rules: dict
+    counts: dict = field(default_factory=dict)
+    blocks: dict = field(default_factory=dict)   # "dtm/red" -> [[offset, length, crc], ...]
+    data_checksum: int = 0           # CRC-32 over all uncompressed arrays, in order
+    format_version: int = FORMAT_VERSION
+    index_layout_version: int = INDEX_LAYOUT_VERSION
+    block_entries: int = BLOCK_ENTRIES
+    extra: dict = field(default_factory=dict)
+
+    def to_json(self) -> bytes:
+        return json.dumps(self.__dict__, sort_keys=True, ensure_ascii=False).encode("utf-8")
+
+
+def table_path(directory: Path | str, material: str) -> Path:
+    return Path(directory) / f"{material}{SUFFIX}"
+
+
+def _to_le_bytes(values: array.array) -> bytes:
+    if sys.byteorder == "little":
+        return values.tobytes()
+    swapped = array.array("H", values)
+    swapped.byteswap()
+    return swapped.tobytes()
+
+
+def write_table(path: Path | str, header: TableHeader,
+                arrays: dict[str, array.array]) -> None:
+    """Write ``arrays`` ("dtm/red" -> uint16 array) with ``header`` atomically."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    chunks: list[bytes] = []
+    blocks: dict[str, list[list[int]]] = {}
+    checksum = 0
+    order = [f"{metric}/{side}" for metric in header.metrics for side in SIDES]
+    for name in order:
+        raw = _to_le_bytes(arrays[name])
+        checksum = zlib.crc32(raw, checksum)
+        entries = []
+        step = BLOCK_ENTRIES * 2
+        for start in range(0, len(raw), step):
+            packed = zlib.compress(raw[start:start + step], 6)
+            entries.append([len(packed), zlib.crc32(packed)])
+            chunks.append(packed)
+        blocks[name] = entries
+    header.data_checksum = checksum
+    header.blocks = blocks
+    # Offsets depend on the header's length, which depends on the offsets: fix the header size
+    # by reserving digits (offsets are written zero-padded to 12 digits).
+    def header_bytes(base: int) -> bytes:
+        offset = base
+        placed = {}
+        for name in order:
+            rows = []
+            for length, crc in blocks[name]:
+                rows.append([offset, length, crc])
+                offset += length
+            placed[name] = rows
+        header.blocks = placed
+        return header.to_json()
+    probe = header_bytes(10 ** 11)
+    base = len(MAGIC) + 4 + len(probe) + 4
+    encoded = header_bytes(base)
+    encoded = encoded.ljust(len(probe), b" ")
+    if len(encoded) != len(probe):
+        raise AssertionError("header size changed while placing blocks")
+    fd, temp_name = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(MAGIC)
+            handle.write(struct.pack("<I", len(encoded)))
+            handle.write(encoded)
+            handle.write(struct.pack("<I", zlib.crc32(encoded)))
+            for chunk in chunks:
+                handle.write(chunk)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp_name, path)
+    except BaseException:
+        try:
+            os.unlink(temp_name)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def read_header(path: Path | str) -> TableHeader:
+    path = Path(path)
+    with path.open("rb") as handle:
+        head = handle.read(8)
+        if len(head) < 8 or head[:4] != MAGIC:
+            raise CorruptTableError(path, 0, "not a table file (bad magic)")
+        (length,) = struct.unpack("<I", head[4:8])
+        encoded = handle.read(length)
+        if len(encoded) != length:
+            raise CorruptTableError(path, 8 + len(encoded), "truncated header")
+        crc_bytes = handle.read(4)
+        if len(crc_bytes) != 4 or struct.unpack("<I", crc_bytes)[0] != zlib.crc32(encoded):
+            raise CorruptTableError(path, 8 + length, "header checksum mismatch")
+    try:
+        fields = json.loads(encoded.decode("utf-8"))
+        header = TableHeader(**fields)
+    except (ValueError, TypeError) as error:
+        raise CorruptTableError(path, 8, f"unreadable header ({error})") from None
+    if header.format_version != FORMAT_VERSION:
+        raise CorruptTableError(path, 8, f"format version {header.format_version}, "
+                                f"this program reads {FORMAT_VERSION}")
+    if header.index_layout_version != INDEX_LAYOUT_VERSION:
+        raise CorruptTableError(path, 8, f"index layout {header.index_layout_version}, "
+                                f"this program uses {INDEX_LAYOUT_VERSION}")
+    return header
+
+
+class TableFile:
+    """Random access to the codes of one table file, one block decoded at a time."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self.header = read_header(self.path)
+        self._handle = self.path.open("rb")
+        self._file_size = os.fstat(self._handle.fileno()).st_size
+        self._cache: dict[tuple[str, int], array.array] = {}
+
+    def close(self) -> None:
+        self._handle.close()
+
+    def _block(self, name: str, number: int) -> array.array:
+        key = (name, number)
+        block = self._cache.get(key)
+        if block is not None:
+            return block
+        try:
+            offset, length, crc = self.header.blocks[name][number]
+        except (KeyError, IndexError):
+            raise CorruptTableError(self.path, 8, f"no block {number} of {name} in the header") \
+                from None
+        if offset + length > self._file_size:
+            raise CorruptTableError(self.path, self._file_size,
+                                    f"file truncated: block {name}#{number} needs {offset + length} bytes")
+        self._handle.seek(offset)
+        packed = self._handle.read(length)
+        if zlib.crc32(packed) != crc:
+            raise CorruptTableError(self.path, offset, f"checksum mismatch in block {name}#{number}")
+        try:
+            raw = zlib.decompress(packed)
+        except zlib.error:
+            raise CorruptTableError(self.path, offset, f"undecodable block {name}#{number}") from None
+        expected = min(self.header.block_entries, self.header.size - number * self.header.block_entries)
+        if len(raw) != expected * 2:
+            raise CorruptTableError(self.path, offset, f"block {name}#{number} has the wrong length")
+        block = array.array("H")
+        block.frombytes(raw)
+        if sys.byteorder != "little":
+            block.byteswap()
+        if len(self._cache) > 256:
+            self._cache.clear()
+        self._cache[key] = block
+        return block
+
+    def code(self, metric: str, side: int, index: int) -> int:
+        if not 0 <= index < self.header.size:
+            raise IndexError(f"index {index} outside the table ({self.header.size} entries)")
+        block = self._block(f"{metric}/{SIDES[side]}", index // self.header.block_entries)
+        return block[index % self.header.block_entries]
+
+    def load(self, metric: str, side: int) -> array.array:
+        """The whole array, every block checked, and the data checksum when all are read."""
+        name = f"{metric}/{SIDES[side]}"
+        values = array.array("H")
+        for number in range(len(self.header.blocks[name])):
+            values.extend(self._block(name, number))
+        self._cache.clear()
+        return values
+
+    def check_data_checksum(self) -> None:
+        checksum = 0
+        for metric in self.header.metrics:
+            for side in (0, 1):
+                checksum = zlib.crc32(_to_le_bytes(self.load(metric, side)), checksum)
+        if checksum != self.header.data_checksum:
+            raise CorruptTableError(self.path, 8, "data checksum mismatch")

@@ -1,0 +1,215 @@
+"""Probing tables, in the style of python-chess.
+
+>>> import tempfile
+>>> from xiangqi import Board
+>>> directory = tempfile.mkdtemp()
+>>> _ = build("KRK", directory, log=lambda line: None)
+>>> tablebase = open_tablebase(directory)
+>>> board = Board("3k5/9/9/9/9/9/9/9/9/R3K4 w")
+>>> tablebase.probe_wdl(board), tablebase.probe_dtm(board)
+(2, 1)
+>>> describe(tablebase.probe(board), board.turn)
+'Red wins, mate in 1 (1 ply)'
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from xiangqi import Board, Move
+from xiangqi.pieces import COLOR_NAMES
+
+from .build import build, indexer_for  # noqa: F401  (build is used by the doctest)
+from .format import SUFFIX, TableFile, TableHeader, table_path
+from .material import Material
+from .values import ILLEGAL, decode
+
+
+class MissingTableError(KeyError):
+    """No table for the position's material in the directory."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "missing table"
+
+
+@dataclass(frozen=True)
+class TableValue:
+    """A position's value for the side to move: ``wdl`` 2 / 0 / -2, distances in plies."""
+    wdl: int
+    dtm: int | None     # plies to mate (None for a draw)
+    dtc: int | None     # plies to the first capture or mate (None for a draw)
+
+
+@dataclass(frozen=True)
+class RankedMove:
+    move: Move
+    value: TableValue   # for the side that plays the move
+
+
+def describe(value: TableValue, side_to_move: int) -> str:
+    """The value in words with units, e.g. ``Red wins, mate in 19 (37 plies)``."""
+    if value.wdl == 0:
+        return "Draw"
+    winner = side_to_move if value.wdl > 0 else side_to_move ^ 1
+    plies = value.dtm
+    if plies == 0:
+        return f"{COLOR_NAMES[winner]} wins: {COLOR_NAMES[side_to_move]} has no move (mated)"
+    moves = (plies + 1) // 2
+    return f"{COLOR_NAMES[winner]} wins, mate in {moves} ({plies} {'ply' if plies == 1 else 'plies'})"
+
+
+class _Table:
+    def __init__(self, path: Path) -> None:
+        self.file = TableFile(path)
+        self.header: TableHeader = self.file.header
+        self.material = Material.parse(self.header.material)
+        self.indexer = indexer_for(self.material)
+        if self.indexer.size != self.header.size:
+            from .format import CorruptTableError
+            raise CorruptTableError(path, 8, f"header size {self.header.size} does not match the "
+                                    f"index of {self.material} ({self.indexer.size})")
+
+
+class Tablebase:
+    """The tables of one directory, opened lazily per material."""
+
+    def __init__(self, directory: Path | str) -> None:
+        self.directory = Path(directory)
+        self._tables: dict[str, _Table] = {}
+
+    def close(self) -> None:
+        for table in self._tables.values():
+            table.file.close()
+        self._tables.clear()
+
+    def __enter__(self) -> Tablebase:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def materials(self) -> list[str]:
+        return sorted(p.name[:-len(SUFFIX)] for p in self.directory.glob(f"*{SUFFIX}"))
+
+    def _table(self, material: Material) -> _Table:
+        name = str(material)
+        table = self._tables.get(name)
+        if table is None:
+            path = table_path(self.directory, name)
+            if not path.exists():
+                raise MissingTableError(f"no table for {name} in {self.directory} "
+                                        f"(build it with: xqstudio tb build {name})")
+            table = _Table(path)
+            self._tables[name] = table
+        return table
+
+    def header(self, material: str) -> TableHeader:
+        return self._table(Material.parse(material).canonical()).header
+
+    def probe(self, board: Board) -> TableValue:
+        material = Material.from_board(board)
+        canonical = material.canonical()
+        table = self._table(canonical)
+        flip = 0 if canonical == material else 1
+        index = table.indexer.index_of(board, flip)
+        if index < 0:
+            raise MissingTableError(f"position does not fit the table of {canonical}")
+        side = board.turn ^ flip
+        dtm = table.file.code("dtm", side, index)
+        dtc = table.file.code("dtc", side, index)
+        if dtm == ILLEGAL or dtc == ILLEGAL:
+            from .format import CorruptTableError
+            raise CorruptTableError(table.file.path, 0,
+                                    f"legal position {board.fen()} stored as illegal")
+        wdl, dtm_plies = decode(dtm)
+        wdl_c, dtc_plies = decode(dtc)
+        if wdl != wdl_c:
+            from .format import CorruptTableError
+            raise CorruptTableError(table.file.path, 0,
+                                    f"DTM and DTC disagree on {board.fen()}")
+        return TableValue(wdl, dtm_plies, dtc_plies)
+
+    def probe_wdl(self, board: Board) -> int:
+        """2 if the side to move wins, 0 draw, -2 loss."""
+        return self.probe(board).wdl
+
+    def probe_dtm(self, board: Board) -> int:
+        """Plies to mate: positive if the side to move wins, negative if it loses, 0 for a
+        draw or a position already lost (use :meth:`probe` to tell them apart)."""
+        value = self.probe(board)
+        if value.wdl == 0:
+            return 0
+        return value.dtm if value.wdl > 0 else -value.dtm
+
+    def probe_dtc(self, board: Board) -> int:
+        """Plies to the first capture or mate, signed like :meth:`probe_dtm`."""
+        value = self.probe(board)
+        if value.wdl == 0:
+            return 0
+        return value.dtc if value.wdl > 0 else -value.dtc
+
+    def get_wdl(self, board: Board, default=None):
+        try:
+            return self.probe_wdl(board)
+        except MissingTableError:
+            return default
+
+    def get_dtm(self, board: Board, default=None):
+        try:
+            return self.probe_dtm(board)
+        except MissingTableError:
+            return default
+
+    def get_dtc(self, board: Board, default=None):
+        try:
+            return self.probe_dtc(board)
+        except MissingTableError:
+            return default
+
+    def ranked_moves(self, board: Board) -> list[RankedMove]:
+        """Every legal move with its value for the mover: wins fastest first, then draws,
+        then losses with the longest resistance first."""
+        ranked = []
+        for move in board.legal_moves:
+            board.push_unchecked(move)
+            try:
+                after = self.probe(board)
+            finally:
+                board.pop()
+            value = TableValue(-after.wdl,
+                               None if after.dtm is None else after.dtm + 1,
+                               None if after.dtc is None else (1 if board.is_capture(move)
+                                                               else after.dtc + 1))
+            ranked.append(RankedMove(move, value))
+        ranked.sort(key=_rank_key)
+        return ranked
+
+    def best_line(self, board: Board, max_plies: int = 1000) -> list[Move]:
+        """The main line: both sides play the first ranked move until the game ends."""
+        board = board.copy(stack=False)
+        line = []
+        while len(line) < max_plies:
+            value = self.probe(board)
+            if value.wdl == 0 or value.dtm == 0:
+                break
+            move = self.ranked_moves(board)[0].move
+            line.append(move)
+            board.push_unchecked(move)
+        return line
+
+
+def _rank_key(ranked: RankedMove) -> tuple:
+    value = ranked.value
+    if value.wdl > 0:
+        return (0, value.dtm, ranked.move.iccs())
+    if value.wdl == 0:
+        return (1, 0, ranked.move.iccs())
+    return (2, -value.dtm, ranked.move.iccs())
+
+
+def open_tablebase(directory: Path | str | None = None) -> Tablebase:
+    """The tables in ``directory`` (default: :func:`tablebases.paths.default_directory`)."""
+    if directory is None:
+        from .paths import default_directory
+        directory = default_directory()
+    return Tablebase(directory)

@@ -1,0 +1,51 @@
+"""Stored codes and what they mean.
+
+A code is 0 for a draw, ``plies + 1`` for a decided position (odd plies: the side to move
+wins; even plies: it loses; 0 plies: it is mated or stalemated now) and ``ILLEGAL`` (0xFFFF)
+for index entries that are not legal positions.
+"""
+from __future__ import annotations
+
+import array
+
+ILLEGAL = 0xFFFF
+
+RULES = {
+    "stalemate": "loss for the side to move (困毙)",
+    "perpetual_check": "not applied: a perpetual check counts as a draw",
+    "perpetual_chase": "not applied",
+    "natural_limit": "not applied (distances are exact; 60-move verdicts are not stored)",
+}
+
+
+def decode(code: int) -> tuple[int, int | None]:
+    """(wdl, plies): wdl 2 win / 0 draw / -2 loss for the side to move; None plies for draws.
+
+    >>> decode(0), decode(1), decode(8)
+    ((0, None), (-2, 0), (2, 7))
+    """
+    if code == ILLEGAL:
+        raise ValueError("illegal position code")
+    if code == 0:
+        return 0, None
+    plies = code - 1
+    return (2 if plies % 2 else -2), plies
+
+
+def summarise(arrays: dict[str, array.array]) -> dict:
+    """Win/draw/loss counts per side to move, and the longest distances, from the DTM arrays."""
+    from ._builder import histogram
+
+    result = {}
+    for side in ("red", "black"):
+        counts = histogram(arrays[f"dtm/{side}"])
+        wins = sum(n for code, n in counts.items() if code not in (0, ILLEGAL) and (code - 1) % 2)
+        losses = sum(n for code, n in counts.items() if code not in (0, ILLEGAL) and not (code - 1) % 2)
+        decided = [code - 1 for code in counts if code not in (0, ILLEGAL)]
+        result[side] = {"wins": wins, "draws": counts.get(0, 0), "losses": losses,
+                        "illegal": counts.get(ILLEGAL, 0),
+                        "longest_dtm_plies": max(decided, default=0)}
+        dtc = histogram(arrays[f"dtc/{side}"])
+        result[side]["longest_dtc_plies"] = max((c - 1 for c in dtc if c not in (0, ILLEGAL)),
+                                                default=0)
+    return result

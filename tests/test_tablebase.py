@@ -1,0 +1,328 @@
+"""Tablebases: material names, index counts, builds that verify themselves, the probing API,
+agreement with a plain exhaustive search, and rejection of damaged files."""
+import array
+import itertools
+import random
+import shutil
+
+import pytest
+
+from tablebases._builder import retrograde
+from tablebases.build import build, indexer_for, verify_file, _sub_specs, _Loaded, METRICS
+from tablebases.format import CorruptTableError, TableFile, table_path
+from tablebases.material import Material, MaterialError
+from tablebases.probe import MissingTableError, open_tablebase
+from tablebases.values import ILLEGAL
+from xiangqi import BLACK, RED, Board
+from xiangqi.fen import placement_fen
+from xiangqi.pieces import ADVISOR, ELEPHANT, KING, Piece, legal_points
+
+SMALL = ["KRK", "KNK", "KCK", "KPK", "KRKA", "KNKA", "KRKAA", "KCKA", "KPKA", "KNKB"]
+
+
+@pytest.fixture(scope="session")
+def table_dir(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("tables")
+    build(SMALL, directory, threads=2, log=lambda line: None)
+    return directory
+
+
+# -- material -------------------------------------------------------------------------------
+
+def test_material_parsing_and_canonical_colours():
+    assert str(Material.parse("KRKAABB")) == "KRKAABB"
+    assert str(Material.parse("kbbaakr")) == "KAABBKR"       # letters sorted K R N C P A B
+    assert str(Material.parse("KHKE")) == "KNKB"               # H and E read as N and B
+    assert str(Material.parse("KAABBKR").canonical()) == "KRKAABB"
+    assert Material.parse("KRKR").canonical() == Material.parse("KRKR")
+    assert [str(m) for m in Material.parse("KRKAB").captures()] == ["KKAB", "KRKA", "KRKB"]
+
+
+@pytest.mark.parametrize("text", ["", "RK", "KRR", "KXK", "KRRRK", "KAAAK", "KPPPPPPK"])
+def test_material_errors(text):
+    with pytest.raises(MaterialError):
+        Material.parse(text)
+
+
+def test_build_order_puts_sub_tables_first():
+    order = [str(m) for m in Material.parse("KRKA").build_order()]
+    assert order[-1] == "KRKA"
+    assert set(order) == {"KK", "KAK", "KRK", "KRKA"}
+    assert order.index("KK") < order.index("KRK") < order.index("KRKA")
+
+
+# -- index counts ---------------------------------------------------------------------------
+
+def _joint_placements(pieces):
+    """Non-overlapping placements of pieces, identical ones counted once (plain enumeration)."""
+    seen = set()
+    for points in itertools.product(*(sorted(legal_points(p)) for p in pieces)):
+        if len(set(points)) == len(points):
+            seen.add(frozenset(zip(pieces, points)) if len(set(pieces)) == len(pieces)
+                     else tuple(sorted((p.piece_type, s) for p, s in zip(pieces, points))))
+    return len(seen)
+
+
+def test_palace_and_elephant_state_counts():
+    king, adv, ele = Piece(KING, BLACK), Piece(ADVISOR, BLACK), Piece(ELEPHANT, BLACK)
+    assert _joint_placements([king, adv, adv]) == 70
+    palace_states = sum(_joint_placements([king] + [adv] * n) for n in range(3))
+    assert palace_states == 119
+    elephant_states = sum(len(list(itertools.combinations(legal_points(ele), n))) for n in range(3))
+    assert elephant_states == 29
+
+
+def test_king_pairs():
+    pairs = list(itertools.product(sorted(legal_points(Piece(KING, RED))),
+                                   sorted(legal_points(Piece(KING, BLACK)))))
+    assert len(pairs) == 81
+    open_facing = [(r, b) for r, b in pairs if r % 9 == b % 9]  # nothing between on an empty board
+    assert len(pairs) - len(open_facing) == 54
+
+
+@pytest.mark.parametrize("black,count", [
+    ("K", 9), ("KA", 40), ("KAA", 70), ("KB", 62), ("KBB", 183), ("KAB", 275),
+    ("KAAB", 480), ("KABB", 810), ("KAABB", 1410)])
+def test_defender_group_sizes(black, count):
+    indexer = indexer_for(Material("K", black))
+    assert indexer.group_counts[1] == count
+
+
+def test_attacker_groups_and_mirror_reduction():
+    # Red's king group is reduced by the mirror: 6 of 9 king points (files d and e).
+    assert indexer_for(Material("KR", "K")).group_counts == [6, 9, 90]
+    assert indexer_for(Material("KPP", "K")).group_counts == [6, 9, 55 * 54 // 2]
+    assert indexer_for(Material("KRR", "KAABB")).size == 6 * 1410 * (90 * 89 // 2)
+
+
+def test_index_round_trip_and_mirror():
+    indexer = indexer_for(Material("KR", "KA"))
+    rng = random.Random(3)
+    for _ in range(300):
+        index = rng.randrange(indexer.size)
+        codes = indexer.placement(index)
+        if codes is None:
+            continue
+        board = Board(None)
+        board._load(codes, RED, 0, 1)
+        assert indexer.index_of(board) == index
+        mirrored = board.mirror()
+        twin = indexer.index_of(mirrored)
+        assert indexer.placement(twin) in (codes, mirrored._codes() and list(mirrored._codes()))
+
+
+# -- builds ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("material", SMALL)
+def test_every_built_table_verifies(table_dir, material):
+    assert verify_file(material, table_dir, threads=2) == {"dtm": 0, "dtc": 0}
+
+
+def test_known_verdicts(table_dir):
+    headers = {m: open_tablebase(table_dir).header(m) for m in ("KRKAA", "KNKA", "KRK", "KCK")}
+    # 车对双士 and 马对单士 are sure wins: every Red-to-move position of K R vs K A A wins.
+    assert headers["KRKAA"].counts["red"]["draws"] == 0
+    assert headers["KRK"].counts["red"]["draws"] == 0
+    # A lone cannon cannot mate.
+    assert headers["KCK"].counts["red"]["wins"] == 0
+    # K N vs K A: won except where the horse is pinned on the king's file and lost at once.
+    knka = headers["KNKA"].counts["red"]
+    assert knka["wins"] > 100 * knka["draws"] > 0
+
+
+def test_results_do_not_depend_on_thread_count(table_dir):
+    material = Material.parse("KNKA")
+    loaded = {}
+    for sub in material.build_order()[:-1]:
+        table = TableFile(table_path(table_dir, str(sub)))
+        loaded[str(sub)] = _Loaded(sub, indexer_for(sub), {
+            f"{m}/{s}": table.load(m, i) for m in METRICS for i, s in enumerate(("red", "black"))})
+        table.close()
+    results = []
+    for threads in (1, 2):
+        indexer = indexer_for(material)
+        red = array.array("H", bytes(2 * indexer.size))
+        black = array.array("H", bytes(2 * indexer.size))
+        retrograde(indexer, red, black, _sub_specs(material, loaded, "dtm"), threads=threads)
+        results.append((red, black))
+    assert results[0] == results[1]
+    stored = TableFile(table_path(table_dir, "KNKA"))
+    assert (stored.load("dtm", 0), stored.load("dtm", 1)) == results[0]
+
+
+# -- agreement with a plain search ----------------------------------------------------------
+
+def _search(board, depth):
+    """Exact negamax: (wdl, plies) if decided within ``depth`` plies, else None.
+
+    A capture reaching K vs K (or K + defenders) is a draw; captures of other pieces are
+    not expected in the tables this is used on."""
+    moves = board.legal_moves
+    if not moves:
+        return (-2, 0)
+    if depth == 0:
+        return None
+    best_win = None
+    all_lose, longest = True, 0
+    for move in moves:
+        if board.is_capture(move):
+            board.push_unchecked(move)
+            drawn = not any(p.piece_type in (4, 5, 6, 7) for p in board.piece_map().values())
+            board.pop()
+            if drawn:
+                all_lose = False
+                continue
+        board.push_unchecked(move)
+        result = _search(board, depth - 1)
+        board.pop()
+        if result is None:
+            all_lose = False
+            continue
+        wdl, plies = result
+        if wdl < 0:
+            best_win = plies + 1 if best_win is None else min(best_win, plies + 1)
+        else:
+            longest = max(longest, plies + 1)
+    if best_win is not None:
+        return (2, best_win)
+    if all_lose:
+        return (-2, longest)
+    return None
+
+
+@pytest.mark.parametrize("material,max_plies", [("KRK", 5), ("KNK", 5), ("KPK", 5)])
+def test_dtm_matches_exhaustive_search(table_dir, material, max_plies):
+    tablebase = open_tablebase(table_dir)
+    indexer = indexer_for(Material.parse(material))
+    rng = random.Random(11)
+    checked = 0
+    while checked < 40:
+        codes = indexer.placement(rng.randrange(indexer.size))
+        if codes is None:
+            continue
+        fen = f"{placement_fen(codes)} {'w' if rng.random() < 0.5 else 'b'}"
+        try:
+            board = Board(fen)
+        except ValueError:
+            continue
+        value = tablebase.probe(board)
+        if value.wdl != 0 and value.dtm > max_plies:
+            continue
+        result = _search(board, max_plies)
+        if value.wdl == 0:
+            assert result is None, fen
+        else:
+            assert result == (value.wdl, value.dtm), fen
+        checked += 1
+    tablebase.close()
+
+
+# -- probing --------------------------------------------------------------------------------
+
+def test_probe_values_and_ranked_moves(table_dir):
+    tablebase = open_tablebase(table_dir)
+    board = Board("3k5/9/9/9/9/9/9/9/9/R3K4 w")      # Ra0-d0 mates, Ra0-a8 stalemates
+    assert tablebase.probe_wdl(board) == 2
+    assert tablebase.probe_dtm(board) == 1
+    ranked = tablebase.ranked_moves(board)
+    assert [r.move.iccs() for r in ranked[:2]] == ["a0a8", "a0d0"]
+    assert ranked[0].value.dtm == ranked[1].value.dtm == 1 and ranked[2].value.dtm == 3
+    dtms = [r.value.dtm for r in ranked if r.value.wdl > 0]
+    assert dtms == sorted(dtms)
+    board.push_iccs("a0d0")
+    assert tablebase.probe_wdl(board) == -2 and tablebase.probe_dtm(board) == 0
+    assert board.is_checkmate()
+    tablebase.close()
+
+
+def test_probe_colour_flipped_material(table_dir):
+    tablebase = open_tablebase(table_dir)
+    red_rook = Board("3k5/9/9/9/9/9/9/9/9/R3K4 w")
+    black_rook = Board("r3k4/9/9/9/9/9/9/9/9/3K5 b")  # the same position with colours swapped
+    assert tablebase.probe(black_rook) == tablebase.probe(red_rook)
+    tablebase.close()
+
+
+def test_best_line_ends_in_mate(table_dir):
+    tablebase = open_tablebase(table_dir)
+    board = Board("9/9/3ak4/9/9/9/9/9/9/N2K5 w")
+    value = tablebase.probe(board)
+    line = tablebase.best_line(board)
+    assert len(line) == value.dtm
+    for move in line:
+        board.push(move)
+    assert board.is_checkmate() or board.is_stalemate()
+    tablebase.close()
+
+
+def test_missing_table(table_dir):
+    tablebase = open_tablebase(table_dir)
+    board = Board("3k5/9/9/9/9/9/9/9/9/RR2K4 w")
+    with pytest.raises(MissingTableError, match="KRRK"):
+        tablebase.probe_wdl(board)
+    assert tablebase.get_wdl(board, default="n/a") == "n/a"
+    assert tablebase.get_dtm(board) is None
+    tablebase.close()
+
+
+# -- damaged files --------------------------------------------------------------------------
+
+def _copy_table(table_dir, tmp_path, material="KRKA"):
+    for sub in Material.parse(material).build_order():
+        shutil.copy(table_path(table_dir, str(sub)), tmp_path)
+    return table_path(tmp_path, material)
+
+
+def test_flipped_byte_in_a_block_is_detected(table_dir, tmp_path):
+    path = _copy_table(table_dir, tmp_path)
+    header = TableFile(path).header
+    offset = header.blocks["dtm/black"][0][0] + 5
+    data = bytearray(path.read_bytes())
+    data[offset] ^= 0x40
+    path.write_bytes(bytes(data))
+    with pytest.raises(CorruptTableError) as info:
+        TableFile(path).load("dtm", 1)
+    assert str(path) in str(info.value) and f"offset {offset - 5}" in str(info.value)
+    with pytest.raises(CorruptTableError):
+        verify_file("KRKA", tmp_path)
+
+
+def test_truncated_file_is_detected(table_dir, tmp_path):
+    path = _copy_table(table_dir, tmp_path)
+    data = path.read_bytes()
+    path.write_bytes(data[:-10])
+    with pytest.raises(CorruptTableError, match="truncated"):
+        TableFile(path).load("dtc", 1)
+    path.write_bytes(data[:30])
+    with pytest.raises(CorruptTableError, match="offset"):
+        TableFile(path)
+
+
+def test_bad_magic_and_header(table_dir, tmp_path):
+    path = _copy_table(table_dir, tmp_path)
+    data = bytearray(path.read_bytes())
+    path.write_bytes(b"XXXX" + bytes(data[4:]))
+    with pytest.raises(CorruptTableError, match="magic"):
+        TableFile(path)
+    data[20] ^= 1
+    path.write_bytes(bytes(data))
+    with pytest.raises(CorruptTableError, match="header checksum"):
+        TableFile(path)
+
+
+def test_no_illegal_code_for_legal_positions(table_dir):
+    table = TableFile(table_path(table_dir, "KRKA"))
+    indexer = indexer_for(Material.parse("KRKA"))
+    red = table.load("dtm", 0)
+    for index in range(0, indexer.size, 97):
+        codes = indexer.placement(index)
+        if codes is None:
+            assert red[index] == ILLEGAL
+            continue
+        try:
+            Board(placement_fen(codes) + " w")
+        except ValueError:
+            assert red[index] == ILLEGAL
+        else:
+            assert red[index] != ILLEGAL
+    table.close()
