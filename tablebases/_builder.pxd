@@ -17,4 +17,5 @@ cdef struct Context:
     uint64_t* candidates[2]
     SubTable subs[2][8]      # by colour and type of the captured piece
     bint capture_resets      # DTC: a capture ends the count
+    int capture_limit        # DTC60: sub-table values beyond this many plies count as draws
     int threads

@@ -39,10 +39,15 @@ cdef inline int sub_code(Context* c, BoardState* s, int captured) noexcept nogil
     cdef int64_t idx
     if t.ix == NULL:
         return ILLEGAL
+    cdef int code
     idx = ix_encode(t.ix, s, t.flip)
     if idx < 0:
         return ILLEGAL
-    return t.values[s.turn ^ t.flip][idx]
+    code = t.values[s.turn ^ t.flip][idx]
+    if c.capture_limit > 0 and code != ILLEGAL and code != 0 \
+            and (code & DISTANCE_MASK) - 1 > c.capture_limit:
+        return 0                        # not convertible within the natural limit: a draw
+    return code
 
 
 cdef inline int load(Context* c, BoardState* s, int stm, int64_t idx) noexcept nogil:
@@ -172,11 +177,12 @@ cdef int64_t verify_candidate(Context* c, BoardState* s, int stm, int64_t idx, i
 
 
 def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_values, list subs,
-               bint capture_resets=False, int threads=1, progress=None):
+               bint capture_resets=False, int capture_limit=0, int threads=1, progress=None):
     """Fill ``red_values``/``black_values`` (length ``indexer.size``) with the solved codes.
 
     ``subs``: (colour, piece type, Indexer, red values, black values, flip) for each kind of
-    capture.  Returns the number of passes.
+    capture.  With ``capture_limit`` (DTC60), a sub-table value beyond that many plies counts
+    as a draw.  Returns the number of passes.
     """
     cdef Context c
     cdef int64_t size = indexer.data.size, idx, w, words, found, pending, decided
@@ -191,6 +197,7 @@ def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_va
     c.values[0] = &red_values[0]
     c.values[1] = &black_values[0]
     c.capture_resets = capture_resets
+    c.capture_limit = capture_limit
     c.threads = threads
     for color in range(2):
         for kind in range(8):
@@ -305,7 +312,7 @@ cdef int expected_code(Context* c, BoardState* s, int stm, int64_t idx) noexcept
 
 
 def recheck(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_values, list subs,
-            bint capture_resets=False, int threads=1, int max_report=20):
+            bint capture_resets=False, int capture_limit=0, int threads=1, int max_report=20):
     """Re-derive every code from its successors; returns (mismatch count, first mismatches).
 
     Each mismatch is (side to move, index, stored code, expected code).
@@ -322,6 +329,7 @@ def recheck(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_value
     c.values[0] = &red_values[0]
     c.values[1] = &black_values[0]
     c.capture_resets = capture_resets
+    c.capture_limit = capture_limit
     for color in range(2):
         for kind in range(8):
             c.subs[color][kind].ix = NULL

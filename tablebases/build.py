@@ -21,7 +21,11 @@ from .format import TableFile, TableHeader, table_path
 from .material import Material
 from .values import RULES, summarise
 
-METRICS = ("dtm", "dtc")
+METRICS = ("dtm", "dtc", "dtc60")
+NATURAL_LIMIT_PLIES = 120   # 自然限着: 60 moves by each side without a capture
+# Per metric: does a capture end the count, and beyond how many plies a sub-table's value
+# no longer counts (DTC60: conversions must come within the natural limit, each phase anew).
+METRIC_RULES = {"dtm": (False, 0), "dtc": (True, 0), "dtc60": (True, NATURAL_LIMIT_PLIES)}
 SMALL_TABLE = 200_000    # positions per side below which a build runs on one thread
 
 
@@ -144,13 +148,14 @@ def _build_one(material: Material, indexer: Indexer, loaded: dict[str, _Loaded],
             if progress is not None:
                 progress(f"{name} {metric}", n, found)
 
+        resets, limit = METRIC_RULES[metric]
         start = time.perf_counter()
-        passes = retrograde(indexer, red, black, subs, capture_resets=(metric == "dtc"),
-                            threads=threads, progress=report)
+        passes = retrograde(indexer, red, black, subs, capture_resets=resets,
+                            capture_limit=limit, threads=threads, progress=report)
         elapsed = time.perf_counter() - start
         start = time.perf_counter()
-        bad, examples = recheck(indexer, red, black, subs, capture_resets=(metric == "dtc"),
-                                threads=threads)
+        bad, examples = recheck(indexer, red, black, subs, capture_resets=resets,
+                                capture_limit=limit, threads=threads)
         check_time = time.perf_counter() - start
         if bad:
             raise BuildError(f"{name} {metric}: {bad} values fail the re-check, e.g. "
@@ -190,9 +195,10 @@ def verify_file(material: str, directory: Path | str, threads: int = 1) -> dict[
     result = {}
     for metric in METRICS:
         subs = _sub_specs(material_obj, loaded, metric)
+        resets, limit = METRIC_RULES[metric]
         bad, _ = recheck(target.indexer, target.arrays[f"{metric}/red"],
-                         target.arrays[f"{metric}/black"], subs,
-                         capture_resets=(metric == "dtc"), threads=threads)
+                         target.arrays[f"{metric}/black"], subs, capture_resets=resets,
+                         capture_limit=limit, threads=threads)
         result[metric] = bad
     return result
 

@@ -32,12 +32,25 @@ class MissingTableError(KeyError):
         return str(self.args[0]) if self.args else "missing table"
 
 
+NATURAL_LIMIT_PLIES = 120
+
+
 @dataclass(frozen=True)
 class TableValue:
-    """A position's value for the side to move: ``wdl`` 2 / 0 / -2, distances in plies."""
+    """A position's value for the side to move, distances in plies (None for a draw).
+
+    ``wdl``: 2 win, 1 cursed win (a win that the 60-move natural limit turns into a draw),
+    0 draw, -1 blessed loss (a loss that the limit saves), -2 loss.
+    """
     wdl: int
-    dtm: int | None     # plies to mate (None for a draw)
-    dtc: int | None     # plies to the first capture or mate (None for a draw)
+    dtm: int | None     # plies to mate
+    dtc: int | None     # plies to the first capture or mate
+    dtc60: int | None = None   # plies to a conversion that keeps the win within the limit
+
+    @property
+    def theoretical_wdl(self) -> int:
+        """The value without the natural limit: 2, 0 or -2."""
+        return 2 * (self.wdl > 0) - 2 * (self.wdl < 0)
 
 
 @dataclass(frozen=True)
@@ -55,7 +68,10 @@ def describe(value: TableValue, side_to_move: int) -> str:
     if plies == 0:
         return f"{COLOR_NAMES[winner]} wins: {COLOR_NAMES[side_to_move]} has no move (mated)"
     moves = (plies + 1) // 2
-    return f"{COLOR_NAMES[winner]} wins, mate in {moves} ({plies} {'ply' if plies == 1 else 'plies'})"
+    text = f"{COLOR_NAMES[winner]} wins, mate in {moves} ({plies} {'ply' if plies == 1 else 'plies'})"
+    if abs(value.wdl) == 1:
+        text += "; a draw under the 60-move rule"
+    return text
 
 
 class _Table:
@@ -115,22 +131,24 @@ class Tablebase:
         if index < 0:
             raise MissingTableError(f"position does not fit the table of {canonical}")
         side = board.turn ^ flip
-        dtm = table.file.code("dtm", side, index)
-        dtc = table.file.code("dtc", side, index)
-        if dtm == ILLEGAL or dtc == ILLEGAL:
+        codes = [table.file.code(metric, side, index) for metric in ("dtm", "dtc", "dtc60")]
+        if ILLEGAL in codes:
             from .format import CorruptTableError
             raise CorruptTableError(table.file.path, 0,
                                     f"legal position {board.fen()} stored as illegal")
-        wdl, dtm_plies = decode(dtm)
-        wdl_c, dtc_plies = decode(dtc)
-        if wdl != wdl_c:
+        (wdl, dtm_plies), (wdl_c, dtc_plies), (wdl_60, dtc60_plies) = map(decode, codes)
+        if wdl != wdl_c or (wdl_60 and wdl_60 != wdl):
             from .format import CorruptTableError
             raise CorruptTableError(table.file.path, 0,
-                                    f"DTM and DTC disagree on {board.fen()}")
-        return TableValue(wdl, dtm_plies, dtc_plies)
+                                    f"the metrics disagree on {board.fen()}")
+        budget = NATURAL_LIMIT_PLIES - min(board.halfmove_clock, NATURAL_LIMIT_PLIES)
+        if wdl and (dtc60_plies is None or dtc60_plies > budget):
+            wdl //= 2       # cursed win / blessed loss
+        return TableValue(wdl, dtm_plies, dtc_plies, dtc60_plies)
 
     def probe_wdl(self, board: Board) -> int:
-        """2 if the side to move wins, 0 draw, -2 loss."""
+        """2 win, 1 cursed win (drawn by the 60-move rule), 0 draw, -1 blessed loss, -2 loss,
+        for the side to move, counting the board's halfmove clock towards the limit."""
         return self.probe(board).wdl
 
     def probe_dtm(self, board: Board) -> int:
@@ -176,10 +194,12 @@ class Tablebase:
                 after = self.probe(board)
             finally:
                 board.pop()
-            value = TableValue(-after.wdl,
-                               None if after.dtm is None else after.dtm + 1,
-                               None if after.dtc is None else (1 if board.is_capture(move)
-                                                               else after.dtc + 1))
+            capture = board.is_capture(move)
+            value = TableValue(
+                -after.wdl,
+                None if after.dtm is None else after.dtm + 1,
+                None if after.dtc is None else (1 if capture else after.dtc + 1),
+                None if after.dtc60 is None else (1 if capture else after.dtc60 + 1))
             ranked.append(RankedMove(move, value))
         ranked.sort(key=_rank_key)
         return ranked
@@ -201,10 +221,10 @@ class Tablebase:
 def _rank_key(ranked: RankedMove) -> tuple:
     value = ranked.value
     if value.wdl > 0:
-        return (0, value.dtm, ranked.move.iccs())
+        return (-value.wdl, value.dtm, ranked.move.iccs())
     if value.wdl == 0:
-        return (1, 0, ranked.move.iccs())
-    return (2, -value.dtm, ranked.move.iccs())
+        return (0, 0, ranked.move.iccs())
+    return (-value.wdl, -value.dtm, ranked.move.iccs())
 
 
 def open_tablebase(directory: Path | str | None = None) -> Tablebase:

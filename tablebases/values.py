@@ -14,7 +14,8 @@ RULES = {
     "stalemate": "loss for the side to move (困毙)",
     "perpetual_check": "not applied: a perpetual check counts as a draw",
     "perpetual_chase": "not applied",
-    "natural_limit": "not applied (distances are exact; 60-move verdicts are not stored)",
+    "natural_limit": "DTC60 stored: plies to a conversion that keeps the result within 60 moves "
+                     "(120 plies) per phase; wins beyond it are cursed",
 }
 
 
@@ -48,4 +49,8 @@ def summarise(arrays: dict[str, array.array]) -> dict:
         dtc = histogram(arrays[f"dtc/{side}"])
         result[side]["longest_dtc_plies"] = max((c - 1 for c in dtc if c not in (0, ILLEGAL)),
                                                 default=0)
+        dtc60 = histogram(arrays[f"dtc60/{side}"])
+        sound_wins = sum(n for code, n in dtc60.items()
+                         if code not in (0, ILLEGAL) and (code - 1) % 2 and code - 1 <= 120)
+        result[side]["cursed_wins"] = wins - sound_wins
     return result

@@ -11,7 +11,7 @@ from tablebases._builder import retrograde
 from tablebases.build import build, indexer_for, verify_file, _sub_specs, _Loaded, METRICS
 from tablebases.format import CorruptTableError, TableFile, table_path
 from tablebases.material import Material, MaterialError
-from tablebases.probe import MissingTableError, open_tablebase
+from tablebases.probe import MissingTableError, describe, open_tablebase
 from tablebases.values import ILLEGAL
 from xiangqi import BLACK, RED, Board
 from xiangqi.fen import placement_fen
@@ -115,7 +115,7 @@ def test_index_round_trip_and_mirror():
 
 @pytest.mark.parametrize("material", SMALL)
 def test_every_built_table_verifies(table_dir, material):
-    assert verify_file(material, table_dir, threads=2) == {"dtm": 0, "dtc": 0}
+    assert verify_file(material, table_dir, threads=2) == {"dtm": 0, "dtc": 0, "dtc60": 0}
 
 
 def test_known_verdicts(table_dir):
@@ -255,6 +255,21 @@ def test_best_line_ends_in_mate(table_dir):
     tablebase.close()
 
 
+def test_natural_limit_curses_slow_wins(table_dir):
+    tablebase = open_tablebase(table_dir)
+    fresh = Board("9/9/3ak4/9/9/9/9/9/9/N2K5 w - - 0 1")
+    value = tablebase.probe(fresh)
+    assert value.wdl == 2 and value.dtc60 == value.dtc and value.dtc > 20
+    # With 100 plies already played without a capture, 20 remain: too few to convert.
+    late = Board("9/9/3ak4/9/9/9/9/9/9/N2K5 w - - 100 60")
+    cursed = tablebase.probe(late)
+    assert cursed.wdl == 1 and cursed.theoretical_wdl == 2 and cursed.dtm == value.dtm
+    assert "60-move rule" in describe(cursed, late.turn)
+    late.push_iccs("a0b2")
+    assert tablebase.probe_wdl(late) == -1          # Black's loss is blessed
+    tablebase.close()
+
+
 def test_missing_table(table_dir):
     tablebase = open_tablebase(table_dir)
     board = Board("3k5/9/9/9/9/9/9/9/9/RR2K4 w")
@@ -292,7 +307,7 @@ def test_truncated_file_is_detected(table_dir, tmp_path):
     data = path.read_bytes()
     path.write_bytes(data[:-10])
     with pytest.raises(CorruptTableError, match="truncated"):
-        TableFile(path).load("dtc", 1)
+        TableFile(path).load("dtc60", 1)
     path.write_bytes(data[:30])
     with pytest.raises(CorruptTableError, match="offset"):
         TableFile(path)
