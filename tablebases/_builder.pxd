@@ -18,4 +18,6 @@ cdef struct Context:
     SubTable subs[2][8]      # by colour and type of the captured piece
     bint capture_resets      # DTC: a capture ends the count
     int capture_limit        # DTC60: sub-table values beyond this many plies count as draws
+    uint64_t* checker[2]     # perpetual check: positions whose side to move must stop checking
+    uint64_t* victim[2]      # ... and the positions its forbidden checks lead to (or NULL)
     int threads

@@ -27,8 +27,17 @@ cdef extern from *:
     static inline void tb_set_bit(uint64_t* bits, int64_t i) {
         __atomic_fetch_or(&bits[i >> 6], (uint64_t)1 << (i & 63), __ATOMIC_RELAXED);
     }
+    static inline void tb_clear_bit(uint64_t* bits, int64_t i) {
+        __atomic_fetch_and(&bits[i >> 6], ~((uint64_t)1 << (i & 63)), __ATOMIC_RELAXED);
+    }
+    static inline int tb_bit(const uint64_t* bits, int64_t i) {
+        return (int)((bits[i >> 6] >> (i & 63)) & 1);
+    }
     """
+    int __builtin_popcountll(unsigned long long x) nogil
     void tb_set_bit(uint64_t* bits, int64_t i) nogil
+    void tb_clear_bit(uint64_t* bits, int64_t i) nogil
+    int tb_bit(const uint64_t* bits, int64_t i) nogil
 
 DEF BIG = 1 << 30
 
@@ -60,11 +69,21 @@ cdef inline int load(Context* c, BoardState* s, int stm, int64_t idx) noexcept n
     return 0
 
 
+cdef inline bint must_stop_checking(Context* c, int stm, int64_t idx) noexcept nogil:
+    return c.checker[stm] != NULL and tb_bit(c.checker[stm], idx)
+
+
+cdef inline bint forbidden(Context* c, BoardState* s, int stm, int64_t sidx) noexcept nogil:
+    """For a position that must stop checking, with a quiet move just made on ``s``: is the
+    move one of the perpetual checks it may no longer play?"""
+    return sidx >= 0 and tb_bit(c.victim[stm ^ 1], sidx) and bs_king_attacked(s, stm ^ 1)
+
+
 cdef void init_position(Context* c, BoardState* s, int stm, int64_t idx) noexcept nogil:
     cdef int moves[MAX_MOVES]
     cdef int n, i, captured, code, plies, d
-    cdef int best_win = BIG, worst_loss = -1, quiet = 0
-    cdef bint escape = False
+    cdef int best_win = BIG, worst_loss = -1, quiet = 0, captures = 0
+    cdef bint escape = False, restricted, skip
     if load(c, s, stm, idx) < 0:
         c.values[stm][idx] = ILLEGAL
         return
@@ -72,11 +91,19 @@ cdef void init_position(Context* c, BoardState* s, int stm, int64_t idx) noexcep
     if n == 0:
         c.values[stm][idx] = 1          # mated or stalemated: lost, distance 0
         return
+    restricted = must_stop_checking(c, stm, idx)
     for i in range(n):
         captured = s.squares[xq_move_to(moves[i])]
         if captured == EMPTY:
+            if restricted:
+                bs_make(s, moves[i])
+                skip = forbidden(c, s, stm, ix_encode(c.ix, s, 0))
+                bs_unmake(s)
+                if skip:
+                    continue
             quiet += 1
             continue
+        captures += 1
         bs_make(s, moves[i])
         code = sub_code(c, s, captured)
         bs_unmake(s)
@@ -92,6 +119,8 @@ cdef void init_position(Context* c, BoardState* s, int stm, int64_t idx) noexcep
             worst_loss = d + 1
     if best_win < BIG:
         c.values[stm][idx] = TENTATIVE | (best_win + 1)
+    elif quiet == 0 and captures == 0:
+        c.values[stm][idx] = 1          # only forbidden perpetual checks left: lost by rule
     elif quiet == 0 and not escape:
         c.values[stm][idx] = TENTATIVE | (worst_loss + 1)
     else:
@@ -144,8 +173,10 @@ cdef int64_t verify_candidate(Context* c, BoardState* s, int stm, int64_t idx, i
     cdef int moves[MAX_MOVES]
     cdef int count, i, captured, code, plies, d, longest = -1
     cdef int64_t sidx
+    cdef bint restricted
     if c.values[stm][idx] != 0 or load(c, s, stm, idx) < 0:
         return 0
+    restricted = must_stop_checking(c, stm, idx)
     count = bs_legal_moves(s, moves)
     for i in range(count):
         captured = s.squares[xq_move_to(moves[i])]
@@ -154,6 +185,9 @@ cdef int64_t verify_candidate(Context* c, BoardState* s, int stm, int64_t idx, i
             code = sub_code(c, s, captured)
         else:
             sidx = ix_encode(c.ix, s, 0)
+            if restricted and forbidden(c, s, stm, sidx):
+                bs_unmake(s)
+                continue
             code = c.values[stm ^ 1][sidx] if sidx >= 0 else ILLEGAL
         bs_unmake(s)
         if code == 0 or code == ILLEGAL or (code & TENTATIVE):
@@ -176,8 +210,51 @@ cdef int64_t verify_candidate(Context* c, BoardState* s, int stm, int64_t idx, i
     return 1
 
 
+cdef list setup_context(Context* c, Indexer indexer, uint16_t[::1] red_values,
+                        uint16_t[::1] black_values, list subs, bint capture_resets,
+                        int capture_limit, rules):
+    """Fill ``c``; returns the Python objects whose buffers it points into (keep them alive).
+
+    ``rules``: None, or (checker red, checker black, victim red, victim black) uint64
+    bitmaps of the perpetual-check rule (see :func:`perpetual_check_sets`)."""
+    cdef int color, kind, i
+    cdef uint16_t[::1] sub_red, sub_black
+    cdef uint64_t[::1] bits
+    cdef Indexer sub_ix
+    keep = []
+    c.ix = &indexer.data
+    c.values[0] = &red_values[0]
+    c.values[1] = &black_values[0]
+    c.capture_resets = capture_resets
+    c.capture_limit = capture_limit
+    for color in range(2):
+        for kind in range(8):
+            c.subs[color][kind].ix = NULL
+    for color, kind, sub_ix, sub_red, sub_black, flip in subs:
+        keep.append((sub_ix, sub_red, sub_black))
+        c.subs[color][kind].ix = &sub_ix.data
+        c.subs[color][kind].values[0] = &sub_red[0]
+        c.subs[color][kind].values[1] = &sub_black[0]
+        c.subs[color][kind].flip = flip
+    for i in range(2):
+        c.checker[i] = NULL
+        c.victim[i] = NULL
+    if rules is not None:
+        for i in range(4):
+            bits = rules[i]
+            if bits.shape[0] < (indexer.data.size + 63) // 64:
+                raise ValueError("rule bitmap too short")
+            keep.append(bits)
+            if i < 2:
+                c.checker[i] = &bits[0]
+            else:
+                c.victim[i - 2] = &bits[0]
+    return keep
+
+
 def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_values, list subs,
-               bint capture_resets=False, int capture_limit=0, int threads=1, progress=None):
+               bint capture_resets=False, int capture_limit=0, int threads=1, progress=None,
+               rules=None):
     """Fill ``red_values``/``black_values`` (length ``indexer.size``) with the solved codes.
 
     ``subs``: (colour, piece type, Indexer, red values, black values, flip) for each kind of
@@ -190,24 +267,9 @@ def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_va
     cdef uint64_t bits
     cdef BoardState* states
     cdef uint16_t code
-    cdef uint16_t[::1] sub_red, sub_black
-    cdef Indexer sub_ix
-    keep = []
-    c.ix = &indexer.data
-    c.values[0] = &red_values[0]
-    c.values[1] = &black_values[0]
-    c.capture_resets = capture_resets
-    c.capture_limit = capture_limit
+    keep = setup_context(&c, indexer, red_values, black_values, subs, capture_resets,
+                         capture_limit, rules)
     c.threads = threads
-    for color in range(2):
-        for kind in range(8):
-            c.subs[color][kind].ix = NULL
-    for color, kind, sub_ix, sub_red, sub_black, flip in subs:
-        keep.append((sub_ix, sub_red, sub_black))
-        c.subs[color][kind].ix = &sub_ix.data
-        c.subs[color][kind].values[0] = &sub_red[0]
-        c.subs[color][kind].values[1] = &sub_black[0]
-        c.subs[color][kind].flip = flip
     words = (size + 63) // 64
     c.candidates[0] = <uint64_t*> calloc(words, sizeof(uint64_t))
     c.candidates[1] = <uint64_t*> calloc(words, sizeof(uint64_t))
@@ -275,14 +337,15 @@ cdef int expected_code(Context* c, BoardState* s, int stm, int64_t idx) noexcept
     """The code ``idx`` must have, computed from its successors' stored codes alone."""
     cdef int moves[MAX_MOVES]
     cdef int count, i, captured, code, plies, d
-    cdef int best_win = BIG, longest_loss = -1
-    cdef bint draw = False
+    cdef int best_win = BIG, longest_loss = -1, allowed = 0
+    cdef bint draw = False, restricted
     cdef int64_t sidx
     if load(c, s, stm, idx) < 0:
         return ILLEGAL
     count = bs_legal_moves(s, moves)
     if count == 0:
         return 1
+    restricted = must_stop_checking(c, stm, idx)
     for i in range(count):
         captured = s.squares[xq_move_to(moves[i])]
         bs_make(s, moves[i])
@@ -290,8 +353,14 @@ cdef int expected_code(Context* c, BoardState* s, int stm, int64_t idx) noexcept
             code = sub_code(c, s, captured)
         else:
             sidx = ix_encode(c.ix, s, 0)
+            if restricted and forbidden(c, s, stm, sidx):
+                bs_unmake(s)
+                continue
+            allowed += 1
             code = c.values[stm ^ 1][sidx] if sidx >= 0 else ILLEGAL
         bs_unmake(s)
+        if captured != EMPTY:
+            allowed += 1
         if code == ILLEGAL:
             return -2                   # a legal move reached an illegal entry: corrupt
         if code == 0:
@@ -308,11 +377,14 @@ cdef int expected_code(Context* c, BoardState* s, int stm, int64_t idx) noexcept
         return best_win + 1
     if draw:
         return 0
+    if allowed == 0:
+        return 1                        # only forbidden perpetual checks: lost by rule
     return longest_loss + 1
 
 
 def recheck(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_values, list subs,
-            bint capture_resets=False, int capture_limit=0, int threads=1, int max_report=20):
+            bint capture_resets=False, int capture_limit=0, int threads=1, int max_report=20,
+            rules=None):
     """Re-derive every code from its successors; returns (mismatch count, first mismatches).
 
     Each mismatch is (side to move, index, stored code, expected code).
@@ -321,24 +393,8 @@ def recheck(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_value
     cdef int64_t size = indexer.data.size, idx, bad = 0
     cdef int stm, t, color, kind, expected
     cdef BoardState* states
-    cdef uint16_t[::1] sub_red, sub_black
-    cdef Indexer sub_ix
-    cdef int64_t* first_bad
-    keep = []
-    c.ix = &indexer.data
-    c.values[0] = &red_values[0]
-    c.values[1] = &black_values[0]
-    c.capture_resets = capture_resets
-    c.capture_limit = capture_limit
-    for color in range(2):
-        for kind in range(8):
-            c.subs[color][kind].ix = NULL
-    for color, kind, sub_ix, sub_red, sub_black, flip in subs:
-        keep.append((sub_ix, sub_red, sub_black))
-        c.subs[color][kind].ix = &sub_ix.data
-        c.subs[color][kind].values[0] = &sub_red[0]
-        c.subs[color][kind].values[1] = &sub_black[0]
-        c.subs[color][kind].flip = flip
+    keep = setup_context(&c, indexer, red_values, black_values, subs, capture_resets,
+                         capture_limit, rules)
     states = <BoardState*> malloc(threads * sizeof(BoardState))
     if states == NULL:
         raise MemoryError()
@@ -379,3 +435,149 @@ def histogram(uint16_t[::1] values):
     free(counts)
     return result
 
+
+
+# ------------------------------------------------------------------------------------------
+# The perpetual-check rule (长将): a side that can keep the draw only by checking on every
+# move loses.  Given the values of a finished build, find the drawn positions where the side
+# to move (the checker) has only checking moves that keep the draw, and whose opponent can
+# always answer such a check with a quiet (non-checking) move back into that set.  If the
+# opponent has to check back to stay there, both sides check on every move: a draw.
+
+cdef bint only_checks_keep_draw(Context* c, BoardState* s, int stm, int64_t idx) noexcept nogil:
+    cdef int moves[MAX_MOVES]
+    cdef int count, i, captured, code, drawing = 0
+    cdef int64_t sidx
+    cdef bint check
+    if load(c, s, stm, idx) < 0:
+        return False
+    count = bs_legal_moves(s, moves)
+    for i in range(count):
+        captured = s.squares[xq_move_to(moves[i])]
+        bs_make(s, moves[i])
+        if captured != EMPTY:
+            code = sub_code(c, s, captured)
+            bs_unmake(s)
+            if code == 0:
+                return False            # a capture into a drawn ending breaks any cycle
+            continue
+        sidx = ix_encode(c.ix, s, 0)
+        check = bs_king_attacked(s, stm ^ 1)
+        code = c.values[stm ^ 1][sidx] if sidx >= 0 else ILLEGAL
+        bs_unmake(s)
+        if code == 0:
+            if not check:
+                return False
+            drawing += 1
+    return drawing > 0
+
+
+cdef bint answers_quietly_into(Context* c, BoardState* s, int stm, int64_t idx,
+                               uint64_t* checker_set) noexcept nogil:
+    """Has ``stm`` a quiet, non-checking move into ``checker_set``?"""
+    cdef int moves[MAX_MOVES]
+    cdef int count, i
+    cdef int64_t sidx
+    if load(c, s, stm, idx) < 0:
+        return False
+    count = bs_legal_moves(s, moves)
+    for i in range(count):
+        if s.squares[xq_move_to(moves[i])] != EMPTY:
+            continue
+        bs_make(s, moves[i])
+        if not bs_king_attacked(s, stm ^ 1):
+            sidx = ix_encode(c.ix, s, 0)
+            if sidx >= 0 and tb_bit(checker_set, sidx):
+                bs_unmake(s)
+                return True
+        bs_unmake(s)
+    return False
+
+
+cdef bint drawing_checks_trapped(Context* c, BoardState* s, int stm, int64_t idx,
+                                 uint64_t* victim_set) noexcept nogil:
+    """Does every drawing move of ``stm`` lead into ``victim_set``?"""
+    cdef int moves[MAX_MOVES]
+    cdef int count, i, code
+    cdef int64_t sidx
+    if load(c, s, stm, idx) < 0:
+        return False
+    count = bs_legal_moves(s, moves)
+    for i in range(count):
+        if s.squares[xq_move_to(moves[i])] != EMPTY:
+            continue                    # captures never draw here (see only_checks_keep_draw)
+        bs_make(s, moves[i])
+        sidx = ix_encode(c.ix, s, 0)
+        code = c.values[stm ^ 1][sidx] if sidx >= 0 else ILLEGAL
+        bs_unmake(s)
+        if code == 0 and not tb_bit(victim_set, sidx):
+            return False
+    return True
+
+
+def perpetual_check_sets(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_values,
+                         list subs, uint64_t[::1] checker_red, uint64_t[::1] checker_black,
+                         uint64_t[::1] victim_red, uint64_t[::1] victim_black, int threads=1):
+    """Add to the rule bitmaps the drawn positions that the perpetual-check rule decides.
+
+    ``checker_*``: positions whose side to move can keep the draw only by perpetual check
+    (it must stop checking, so it loses); ``victim_*``: the positions its checks lead to.
+    Returns the number of checker positions found (0: the values already obey the rule).
+    """
+    cdef Context c
+    cdef int64_t size = indexer.data.size, idx, w, words = (size + 63) // 64
+    cdef int64_t removed, found = 0
+    cdef int checker, victim, t
+    cdef uint64_t* S = <uint64_t*> calloc(words, sizeof(uint64_t))
+    cdef uint64_t* T = <uint64_t*> calloc(words, sizeof(uint64_t))
+    cdef uint64_t* out_checker[2]
+    cdef uint64_t* out_victim[2]
+    cdef BoardState* states = <BoardState*> malloc(threads * sizeof(BoardState))
+    if S == NULL or T == NULL or states == NULL:
+        free(S); free(T); free(states)
+        raise MemoryError()
+    keep = setup_context(&c, indexer, red_values, black_values, subs, False, 0, None)
+    out_checker[0] = &checker_red[0]
+    out_checker[1] = &checker_black[0]
+    out_victim[0] = &victim_red[0]
+    out_victim[1] = &victim_black[0]
+    for t in range(threads):
+        bs_init(&states[t])
+    try:
+        for checker in range(2):
+            victim = checker ^ 1
+            for w in range(words):
+                S[w] = 0
+            for idx in prange(size, nogil=True, num_threads=threads, schedule="dynamic",
+                              chunksize=1024):
+                if c.values[checker][idx] == 0 and \
+                        only_checks_keep_draw(&c, &states[threadid()], checker, idx):
+                    tb_set_bit(S, idx)
+            while True:
+                for w in range(words):
+                    T[w] = 0
+                for idx in prange(size, nogil=True, num_threads=threads, schedule="dynamic",
+                                  chunksize=1024):
+                    if c.values[victim][idx] == 0 and \
+                            answers_quietly_into(&c, &states[threadid()], victim, idx, S):
+                        tb_set_bit(T, idx)
+                removed = 0
+                for idx in prange(size, nogil=True, num_threads=threads, schedule="dynamic",
+                                  chunksize=1024):
+                    if tb_bit(S, idx) and not drawing_checks_trapped(
+                            &c, &states[threadid()], checker, idx, T):
+                        tb_clear_bit(S, idx)
+                        removed += 1
+                if removed == 0:
+                    break
+            for w in range(words):
+                found += __builtin_popcountll(S[w])
+                out_checker[checker][w] |= S[w]
+                out_victim[victim][w] |= T[w]
+    finally:
+        for t in range(threads):
+            bs_free(&states[t])
+        free(states)
+        free(S)
+        free(T)
+    return found

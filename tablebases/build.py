@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import array
 import os
+import sys
 import time
 from pathlib import Path
 from typing import Callable
 
-from ._builder import recheck, retrograde
+from ._builder import perpetual_check_sets, recheck, retrograde
 from ._index import Indexer
 from .format import TableFile, TableHeader, table_path
 from .material import Material
@@ -131,6 +132,33 @@ def build(materials: str | list[str], directory: Path | str, threads: int = 1,
     return summary
 
 
+def _empty_rules(size: int) -> list[array.array]:
+    """Zeroed perpetual-check bitmaps: checker red/black, victim red/black."""
+    words = (size + 63) // 64
+    return [array.array("Q", bytes(8 * words)) for _ in range(4)]
+
+
+def _bitmap_to_u16(bits: array.array) -> array.array:
+    out = array.array("H")
+    out.frombytes(bits.tobytes() if sys.byteorder == "little" else _swap64(bits))
+    return out
+
+
+def _u16_to_bitmap(words: array.array, size: int) -> array.array:
+    out = array.array("Q")
+    out.frombytes(words.tobytes()[: 8 * ((size + 63) // 64)])
+    return out
+
+
+def _swap64(bits: array.array) -> bytes:
+    swapped = array.array("Q", bits)
+    swapped.byteswap()
+    return swapped.tobytes()
+
+
+RULE_ARRAYS = ("rules/checker_red", "rules/checker_black", "rules/victim_red", "rules/victim_black")
+
+
 def _build_one(material: Material, indexer: Indexer, loaded: dict[str, _Loaded], threads: int,
                log: Callable[[str], None],
                progress: Callable[[str, int, int], None] | None) -> tuple[dict, dict]:
@@ -139,23 +167,38 @@ def _build_one(material: Material, indexer: Indexer, loaded: dict[str, _Loaded],
     # Small tables finish faster on one thread than the threads take to synchronise per pass.
     threads = 1 if indexer.size < SMALL_TABLE else threads
     info: dict = {"threads": threads}
+    rules = _empty_rules(indexer.size)
+    apply_rule = material.has_attackers()
+    rounds = 0
     for metric in METRICS:
-        red = array.array("H", bytes(2 * indexer.size))
-        black = array.array("H", bytes(2 * indexer.size))
         subs = _sub_specs(material, loaded, metric)
+        resets, limit = METRIC_RULES[metric]
 
         def report(n: int, found: int, metric: str = metric) -> None:
             if progress is not None:
                 progress(f"{name} {metric}", n, found)
 
-        resets, limit = METRIC_RULES[metric]
         start = time.perf_counter()
-        passes = retrograde(indexer, red, black, subs, capture_resets=resets,
-                            capture_limit=limit, threads=threads, progress=report)
+        passes = 0
+        while True:
+            red = array.array("H", bytes(2 * indexer.size))
+            black = array.array("H", bytes(2 * indexer.size))
+            passes += retrograde(indexer, red, black, subs, capture_resets=resets,
+                                 capture_limit=limit, threads=threads, progress=report,
+                                 rules=rules)
+            # The perpetual-check rule is settled on DTM; the other metrics reuse its sets.
+            if metric != "dtm" or not apply_rule:
+                break
+            found = perpetual_check_sets(indexer, red, black, subs, *rules, threads=threads)
+            if not found:
+                break
+            rounds += 1
+            log(f"{name}: perpetual-check round {rounds}: {found:,} positions must stop "
+                "checking; rebuilding")
         elapsed = time.perf_counter() - start
         start = time.perf_counter()
         bad, examples = recheck(indexer, red, black, subs, capture_resets=resets,
-                                capture_limit=limit, threads=threads)
+                                capture_limit=limit, threads=threads, rules=rules)
         check_time = time.perf_counter() - start
         if bad:
             raise BuildError(f"{name} {metric}: {bad} values fail the re-check, e.g. "
@@ -168,6 +211,11 @@ def _build_one(material: Material, indexer: Indexer, loaded: dict[str, _Loaded],
         info[f"{metric}_recheck_seconds"] = round(check_time, 3)
         arrays[f"{metric}/red"] = red
         arrays[f"{metric}/black"] = black
+    info["perpetual_check_rounds"] = rounds
+    info["perpetual_check_positions"] = sum(bin(w).count("1") for w in rules[0]) + \
+        sum(bin(w).count("1") for w in rules[1])
+    for array_name, bits in zip(RULE_ARRAYS, rules):
+        arrays[array_name] = _bitmap_to_u16(bits)
     return arrays, info
 
 
@@ -186,6 +234,7 @@ def verify_file(material: str, directory: Path | str, threads: int = 1) -> dict[
         try:
             if sub == material_obj:
                 table.check_data_checksum()
+                rules = [_u16_to_bitmap(table.load_array(n), table.header.size) for n in RULE_ARRAYS]
             arrays = {f"{m}/{s}": table.load(m, i) for m in METRICS
                       for i, s in enumerate(("red", "black"))}
         finally:
@@ -198,7 +247,7 @@ def verify_file(material: str, directory: Path | str, threads: int = 1) -> dict[
         resets, limit = METRIC_RULES[metric]
         bad, _ = recheck(target.indexer, target.arrays[f"{metric}/red"],
                          target.arrays[f"{metric}/black"], subs, capture_resets=resets,
-                         capture_limit=limit, threads=threads)
+                         capture_limit=limit, threads=threads, rules=rules)
         result[metric] = bad
     return result
 

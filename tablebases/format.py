@@ -47,6 +47,7 @@ class TableHeader:
     rules: dict
     counts: dict = field(default_factory=dict)
     blocks: dict = field(default_factory=dict)   # "dtm/red" -> [[offset, length, crc], ...]
+    lengths: dict = field(default_factory=dict)  # array name -> entries (uint16)
     data_checksum: int = 0           # CRC-32 over all uncompressed arrays, in order
     format_version: int = FORMAT_VERSION
     index_layout_version: int = INDEX_LAYOUT_VERSION
@@ -71,13 +72,15 @@ def _to_le_bytes(values: array.array) -> bytes:
 
 def write_table(path: Path | str, header: TableHeader,
                 arrays: dict[str, array.array]) -> None:
-    """Write ``arrays`` ("dtm/red" -> uint16 array) with ``header`` atomically."""
+    """Write ``arrays`` ("dtm/red" -> uint16 array, in the order given) with ``header``,
+    atomically."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     chunks: list[bytes] = []
     blocks: dict[str, list[list[int]]] = {}
     checksum = 0
-    order = [f"{metric}/{side}" for metric in header.metrics for side in SIDES]
+    order = list(arrays)
+    header.lengths = {name: len(arrays[name]) for name in order}
     for name in order:
         raw = _to_le_bytes(arrays[name])
         checksum = zlib.crc32(raw, checksum)
@@ -190,7 +193,8 @@ class TableFile:
             raw = zlib.decompress(packed)
         except zlib.error:
             raise CorruptTableError(self.path, offset, f"undecodable block {name}#{number}") from None
-        expected = min(self.header.block_entries, self.header.size - number * self.header.block_entries)
+        length = self.header.lengths.get(name, self.header.size)
+        expected = min(self.header.block_entries, length - number * self.header.block_entries)
         if len(raw) != expected * 2:
             raise CorruptTableError(self.path, offset, f"block {name}#{number} has the wrong length")
         block = array.array("H")
@@ -208,9 +212,19 @@ class TableFile:
         block = self._block(f"{metric}/{SIDES[side]}", index // self.header.block_entries)
         return block[index % self.header.block_entries]
 
+    def has_array(self, name: str) -> bool:
+        return name in self.header.blocks
+
+    def bit(self, name: str, index: int) -> bool:
+        """Bit ``index`` of a bitmap array (stored as little-endian uint16 words)."""
+        word = self._block(name, (index >> 4) // self.header.block_entries)
+        return bool((word[(index >> 4) % self.header.block_entries] >> (index & 15)) & 1)
+
     def load(self, metric: str, side: int) -> array.array:
-        """The whole array, every block checked, and the data checksum when all are read."""
-        name = f"{metric}/{SIDES[side]}"
+        """A metric's whole array for one side to move, every block checked."""
+        return self.load_array(f"{metric}/{SIDES[side]}")
+
+    def load_array(self, name: str) -> array.array:
         values = array.array("H")
         for number in range(len(self.header.blocks[name])):
             values.extend(self._block(name, number))
@@ -219,8 +233,8 @@ class TableFile:
 
     def check_data_checksum(self) -> None:
         checksum = 0
-        for metric in self.header.metrics:
-            for side in (0, 1):
-                checksum = zlib.crc32(_to_le_bytes(self.load(metric, side)), checksum)
+        in_file_order = sorted(self.header.blocks, key=lambda n: self.header.blocks[n][0][0])
+        for name in in_file_order:
+            checksum = zlib.crc32(_to_le_bytes(self.load_array(name)), checksum)
         if checksum != self.header.data_checksum:
             raise CorruptTableError(self.path, 8, "data checksum mismatch")

@@ -46,6 +46,7 @@ class TableValue:
     dtm: int | None     # plies to mate
     dtc: int | None     # plies to the first capture or mate
     dtc60: int | None = None   # plies to a conversion that keeps the win within the limit
+    must_stop_checking: bool = False   # lost because the only drawing moves are perpetual checks
 
     @property
     def theoretical_wdl(self) -> int:
@@ -71,6 +72,8 @@ def describe(value: TableValue, side_to_move: int) -> str:
     text = f"{COLOR_NAMES[winner]} wins, mate in {moves} ({plies} {'ply' if plies == 1 else 'plies'})"
     if abs(value.wdl) == 1:
         text += "; a draw under the 60-move rule"
+    if value.must_stop_checking:
+        text += f" ({COLOR_NAMES[side_to_move]} can hold only by perpetual check, 长将, which loses)"
     return text
 
 
@@ -144,7 +147,9 @@ class Tablebase:
         budget = NATURAL_LIMIT_PLIES - min(board.halfmove_clock, NATURAL_LIMIT_PLIES)
         if wdl and (dtc60_plies is None or dtc60_plies > budget):
             wdl //= 2       # cursed win / blessed loss
-        return TableValue(wdl, dtm_plies, dtc_plies, dtc60_plies)
+        rule_name = f"rules/checker_{('red', 'black')[side]}"
+        by_rule = table.file.has_array(rule_name) and table.file.bit(rule_name, index)
+        return TableValue(wdl, dtm_plies, dtc_plies, dtc60_plies, by_rule)
 
     def probe_wdl(self, board: Board) -> int:
         """2 win, 1 cursed win (drawn by the 60-move rule), 0 draw, -1 blessed loss, -2 loss,

@@ -12,7 +12,8 @@ ILLEGAL = 0xFFFF
 
 RULES = {
     "stalemate": "loss for the side to move (困毙)",
-    "perpetual_check": "not applied: a perpetual check counts as a draw",
+    "perpetual_check": "applied (长将): a side that can keep the draw only by checking on every "
+                       "move loses; if both sides check on every move it is a draw",
     "perpetual_chase": "not applied",
     "natural_limit": "DTC60 stored: plies to a conversion that keeps the result within 60 moves "
                      "(120 plies) per phase; wins beyond it are cursed",

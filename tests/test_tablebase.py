@@ -17,7 +17,7 @@ from xiangqi import BLACK, RED, Board
 from xiangqi.fen import placement_fen
 from xiangqi.pieces import ADVISOR, ELEPHANT, KING, Piece, legal_points
 
-SMALL = ["KRK", "KNK", "KCK", "KPK", "KRKA", "KNKA", "KRKAA", "KCKA", "KPKA", "KNKB"]
+SMALL = ["KRK", "KNK", "KCK", "KPK", "KRKA", "KNKA", "KRKAA", "KCKA", "KPKA", "KNKB", "KRKN"]
 
 
 @pytest.fixture(scope="session")
@@ -307,7 +307,9 @@ def test_truncated_file_is_detected(table_dir, tmp_path):
     data = path.read_bytes()
     path.write_bytes(data[:-10])
     with pytest.raises(CorruptTableError, match="truncated"):
-        TableFile(path).load("dtc60", 1)
+        table = TableFile(path)
+        last = max(table.header.blocks, key=lambda name: table.header.blocks[name][-1][0])
+        table.load_array(last)
     path.write_bytes(data[:30])
     with pytest.raises(CorruptTableError, match="offset"):
         TableFile(path)
@@ -341,3 +343,62 @@ def test_no_illegal_code_for_legal_positions(table_dir):
         else:
             assert red[index] != ILLEGAL
     table.close()
+
+
+# -- perpetual check (长将) ------------------------------------------------------------------
+
+def test_perpetual_check_rule_in_rook_against_horse(table_dir):
+    """In K R vs K N the horse can often hold by checking forever; the rule makes that a loss.
+
+    Compare with a plain build that ignores the rule: only its draws may change, every
+    changed position is a Black-to-move loss or follows from one, and at a position marked
+    'must stop checking' every Black move that kept the plain draw was a check."""
+    material = Material.parse("KRKN")
+    table = TableFile(table_path(table_dir, "KRKN"))
+    assert table.header.extra["perpetual_check_positions"] > 0
+    assert "长将" in table.header.rules["perpetual_check"]
+    ruled = [table.load("dtm", 0), table.load("dtm", 1)]
+    checker_black = table.load_array("rules/checker_black")
+    table.close()
+    loaded = {}
+    for sub in material.build_order()[:-1]:
+        sub_table = TableFile(table_path(table_dir, str(sub)))
+        loaded[str(sub)] = _Loaded(sub, indexer_for(sub), {
+            f"{m}/{s}": sub_table.load(m, i) for m in METRICS for i, s in enumerate(("red", "black"))})
+        sub_table.close()
+    indexer = indexer_for(material)
+    plain = [array.array("H", bytes(2 * indexer.size)) for _ in range(2)]
+    retrograde(indexer, plain[0], plain[1], _sub_specs(material, loaded, "dtm"))
+    changed = 0
+    for side in (0, 1):
+        for index in range(indexer.size):
+            before, after = plain[side][index], ruled[side][index]
+            if before != 0:
+                # decided before: the winner stays the winner
+                assert after != 0 and (before - 1) % 2 == (after - 1) % 2
+            elif after != 0:
+                changed += 1
+    assert changed > 0
+    tablebase = open_tablebase(table_dir)
+    checked = 0
+    for index in range(indexer.size):
+        if not (checker_black[index >> 4] >> (index & 15)) & 1:
+            continue
+        board = Board(None)
+        board._load(indexer.placement(index), BLACK, 0, 1)
+        value = tablebase.probe(board)
+        assert value.wdl == -2 and value.must_stop_checking
+        assert "长将" in describe(value, BLACK)
+        for move in board.legal_moves:
+            if board.is_capture(move):
+                continue
+            gives_check = board.gives_check(move)
+            board.push_unchecked(move)
+            plain_code = plain[RED][indexer.index_of(board)]
+            board.pop()
+            assert gives_check or plain_code != 0, (board.fen(), move)
+        checked += 1
+        if checked >= 25:
+            break
+    assert checked == 25
+    tablebase.close()
