@@ -151,6 +151,8 @@ def parse_fen(text: str) -> ParsedFen:
 def _clock(text: str, name: str, minimum: int) -> int:
     if not (text.isascii() and text.isdigit()):
         raise FenError(f"{name} must be a whole number, not {text!r}")
+    if len(text) > 12:  # (int() refuses strings of over 4300 digits with a plain ValueError)
+        raise FenError(f"{name} is implausibly large: {text[:12]}... ({len(text)} digits)")
     value = int(text)
     if value < minimum:
         raise FenError(f"{name} must be at least {minimum}, not {value}")
