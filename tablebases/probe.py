@@ -151,6 +151,31 @@ class Tablebase:
         by_rule = table.file.has_array(rule_name) and table.file.bit(rule_name, index)
         return TableValue(wdl, dtm_plies, dtc_plies, dtc60_plies, by_rule)
 
+    def dtm_code(self, board: Board) -> int:
+        """The raw stored DTM code of ``board`` for its side to move (see
+        :mod:`tablebases.values`), or -1 if no table covers it."""
+        material = Material.from_board(board)
+        canonical = material.canonical()
+        try:
+            table = self._table(canonical)
+        except MissingTableError:
+            return -1
+        flip = 0 if canonical == material else 1
+        index = table.indexer.index_of(board, flip)
+        if index < 0:
+            return -1
+        return table.file.code("dtm", board.turn ^ flip, index)
+
+    def probe_codes(self, codes: bytes, turn: int) -> int:
+        """:meth:`dtm_code` of a placement given as 90 piece codes (the solver's leaf probe)."""
+        board = Board(None)
+        board._load(codes, turn, 0, 1)
+        return self.dtm_code(board)
+
+    def max_pieces(self) -> int:
+        """The most pieces (kings included) of any table in the directory."""
+        return max((len(name) for name in self.materials()), default=0)
+
     def probe_wdl(self, board: Board) -> int:
         """2 win, 1 cursed win (drawn by the 60-move rule), 0 draw, -1 blessed loss, -2 loss,
         for the side to move, counting the board's halfmove clock towards the limit."""

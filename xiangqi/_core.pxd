@@ -59,6 +59,7 @@ cdef int sq90_of(int sq256) noexcept nogil
 # Board state functions.  ``bs_init`` allocates the undo stack, ``bs_free`` releases it.
 cdef int bs_init(BoardState* s) noexcept nogil
 cdef void bs_free(BoardState* s) noexcept nogil
+cdef int bs_copy(BoardState* dst, BoardState* src) noexcept nogil
 cdef void bs_clear(BoardState* s) noexcept nogil
 cdef void bs_rebuild(BoardState* s) noexcept nogil
 cdef void bs_make(BoardState* s, int move) noexcept nogil

@@ -204,6 +204,25 @@ cdef void bs_free(BoardState* s) noexcept nogil:
     s.undo_stack = NULL
 
 
+cdef int bs_copy(BoardState* dst, BoardState* src) noexcept nogil:
+    """Copy ``src`` into ``dst`` (both initialised), move history included; -1 if out of memory."""
+    cdef Undo* stack = dst.undo_stack
+    cdef int capacity = dst.undo_capacity
+    if capacity < src.ply + 1:
+        free(stack)
+        capacity = src.undo_capacity
+        stack = <Undo*> malloc(capacity * sizeof(Undo))
+        if stack == NULL:
+            dst.undo_stack = NULL
+            dst.undo_capacity = 0
+            return -1
+    memcpy(dst, src, sizeof(BoardState))
+    dst.undo_stack = stack
+    dst.undo_capacity = capacity
+    memcpy(stack, src.undo_stack, src.ply * sizeof(Undo))
+    return 0
+
+
 cdef void bs_clear(BoardState* s) noexcept nogil:
     cdef int sq
     for sq in range(256):
@@ -620,25 +639,10 @@ cdef class BaseBoard:
         return bs_king_attacked(&self.state, side)
 
     def _copy_into(self, BaseBoard other, bint stack=True):
-        memcpy(other.state.squares, self.state.squares, sizeof(self.state.squares))
-        memcpy(other.state.piece_squares, self.state.piece_squares, sizeof(self.state.piece_squares))
-        memcpy(other.state.piece_count, self.state.piece_count, sizeof(self.state.piece_count))
-        memcpy(other.state.piece_index, self.state.piece_index, sizeof(self.state.piece_index))
-        memcpy(other.state.king_square, self.state.king_square, sizeof(self.state.king_square))
-        other.state.turn = self.state.turn
-        other.state.halfmove_clock = self.state.halfmove_clock
-        other.state.fullmove_number = self.state.fullmove_number
-        other.state.key = self.state.key
-        other.state.ply = 0
-        if stack:
-            if other.state.undo_capacity < self.state.undo_capacity:
-                free(other.state.undo_stack)
-                other.state.undo_stack = <Undo*> malloc(self.state.undo_capacity * sizeof(Undo))
-                if other.state.undo_stack == NULL:
-                    raise MemoryError()
-                other.state.undo_capacity = self.state.undo_capacity
-            memcpy(other.state.undo_stack, self.state.undo_stack, self.state.ply * sizeof(Undo))
-            other.state.ply = self.state.ply
+        if bs_copy(&other.state, &self.state) != 0:
+            raise MemoryError()
+        if not stack:
+            other.state.ply = 0
 
     @property
     def zobrist_key(self):

@@ -1,0 +1,245 @@
+"""Solving: prove a mate with df-pn, then find its exact length, main line and tree.
+
+>>> from xiangqi import Board
+>>> result = solve(Board("3k5/9/9/9/9/9/9/9/9/R3K4 w"), mode="checks")
+>>> result.verdict, result.length, [m.iccs() for m in result.main_line]
+('mate', 1, ['a0d0'])
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from xiangqi import Board, Move
+
+from ._dfpn import DISPROVEN, PROVEN, UNKNOWN, Search
+
+MODES = ("checks", "any")
+DEFAULT_MAX_MOVES = {"checks": 200, "any": 20}
+
+
+class SolverError(ValueError):
+    """A request the solver cannot run (bad mode or bound, position already over)."""
+
+
+@dataclass
+class Limits:
+    """Budgets; running out of any gives the verdict "unknown", never "no mate"."""
+    nodes: int = 0              # 0: no limit
+    seconds: float = 0.0        # 0: no limit
+    table_bits: int = 22        # transposition table of 2**table_bits entries (32 bytes each)
+
+
+@dataclass
+class TreeNode:
+    """A solution tree: the attacker's chosen move at OR nodes, every defence at AND nodes."""
+    move: Move | None
+    length: int                 # attacker moves to mate from the position after ``move``
+    children: list[TreeNode] = field(default_factory=list)
+
+
+@dataclass
+class SolveResult:
+    verdict: str                # "mate", "no mate" (within the bound) or "unknown"
+    length: int | None          # attacker moves of the shortest forced mate
+    main_line: list[Move]
+    mode: str
+    max_moves: int
+    nodes: int
+    seconds: float
+    table_used: int
+    table_entries: int
+    tree: TreeNode | None = None
+
+    @property
+    def plies(self) -> int | None:
+        return None if self.length is None else 2 * self.length - 1
+
+    @property
+    def nodes_per_second(self) -> float:
+        return self.nodes / self.seconds if self.seconds > 0 else 0.0
+
+
+class Solver:
+    """One searcher for one position's attacker; reuse it for queries about the same problem."""
+
+    def __init__(self, board: Board, mode: str = "checks", limits: Limits | None = None,
+                 tablebase=None, progress: Callable[[int, int], bool | None] | None = None):
+        if mode not in MODES:
+            raise SolverError(f"unknown mode {mode!r}: use one of {', '.join(MODES)}")
+        self.board = board.copy()
+        self.mode = mode
+        self.limits = limits or Limits()
+        self.search = Search(self.limits.table_bits)
+        self.search.checks_only = 1 if mode == "checks" else 0
+        self.attacker = board.turn
+        self.start = time.time()
+        if self.limits.seconds:
+            self.search.deadline = self.start + self.limits.seconds
+        if self.limits.nodes:
+            self.search.node_limit = self.limits.nodes
+        if progress is not None:
+            self.search.progress = progress
+        if tablebase is not None:
+            self._attach_tablebase(tablebase)
+
+    def _attach_tablebase(self, tablebase) -> None:
+        """Leaves whose material has a table are answered by it (``tablebase``: an object of
+        :func:`tablebases.open_tablebase`)."""
+        self.search.tablebase_probe = tablebase.probe_codes
+        self.search.tablebase_max_pieces = tablebase.max_pieces()
+
+    def cancel(self) -> None:
+        self.search.cancel()
+
+    @property
+    def stopped(self) -> bool:
+        return bool(self.search.stopped)
+
+    def value(self, board: Board, remaining: int) -> tuple[str, int | None]:
+        """Status of ``board`` with ``remaining`` attacker moves (OR node if the attacker is
+        to move there)."""
+        if self.search.stopped:
+            return UNKNOWN, None
+        return self.search.value(board, remaining, board.turn == self.attacker)
+
+    def shortest(self, board: Board, upper: int) -> tuple[str, int | None]:
+        """The exact number of attacker moves to mate from ``board``, searching up to ``upper``.
+
+        Returns (PROVEN, n), (DISPROVEN, None) or (UNKNOWN, None)."""
+        status, length = self.value(board, upper)
+        if status != PROVEN:
+            return status, None
+        low, high = 0 if board.turn == self.attacker else -1, length   # low fails, high proves
+        if board.turn != self.attacker and not board.has_legal_move():
+            return PROVEN, 0
+        while high - low > 1:
+            middle = (low + high) // 2
+            status, found = self.value(board, middle)
+            if status == PROVEN:
+                high = found
+            elif status == DISPROVEN:
+                low = middle
+            else:
+                return UNKNOWN, None
+        return PROVEN, high
+
+    def attacker_moves(self, board: Board) -> list[Move]:
+        moves = sorted(board.legal_moves, key=Move.iccs)
+        if self.mode == "checks":
+            moves = [m for m in moves if board.gives_check(m)]
+        return moves
+
+    def main_line(self, length: int) -> list[Move]:
+        """The attacker mates as fast as possible, the defender resists as long as possible.
+
+        Ties: among equally fast mates, and among equally long defences, the first move in
+        ICCS order is taken."""
+        board = self.board.copy()
+        line: list[Move] = []
+        remaining = length
+        while remaining > 0:
+            if board.turn == self.attacker:
+                chosen = None
+                for move in self.attacker_moves(board):
+                    board.push_unchecked(move)
+                    status, _ = self.value(board, remaining - 1)
+                    board.pop()
+                    if status == PROVEN:
+                        chosen = move
+                        break
+                    if status == UNKNOWN:
+                        return line
+                if chosen is None:
+                    return line
+                line.append(chosen)
+                board.push_unchecked(chosen)
+                remaining -= 1
+            else:
+                replies = sorted(board.legal_moves, key=Move.iccs)
+                if not replies:
+                    break
+                best_move, best_length = None, -1
+                for move in replies:
+                    board.push_unchecked(move)
+                    status, n = self.shortest(board, remaining)
+                    board.pop()
+                    if status != PROVEN:
+                        return line
+                    if n > best_length:
+                        best_move, best_length = move, n
+                line.append(best_move)
+                board.push_unchecked(best_move)
+                remaining = best_length
+        return line
+
+    def tree(self, length: int, max_nodes: int = 2000) -> TreeNode | None:
+        """The full solution tree (every defence), or None if it has more than ``max_nodes``."""
+        count = [0]
+
+        def build(board: Board, move: Move | None, remaining: int) -> TreeNode | None:
+            count[0] += 1
+            if count[0] > max_nodes:
+                return None
+            node = TreeNode(move, remaining)
+            if remaining == 0 and board.turn != self.attacker:
+                return node
+            if board.turn == self.attacker:
+                for candidate in self.attacker_moves(board):
+                    board.push_unchecked(candidate)
+                    status, n = self.shortest(board, remaining - 1)
+                    if status == PROVEN and n == remaining - 1:
+                        child = build(board, candidate, n)
+                        board.pop()
+                        if child is None:
+                            return None
+                        node.children.append(child)
+                        return node
+                    board.pop()
+                return None
+            for reply in sorted(board.legal_moves, key=Move.iccs):
+                board.push_unchecked(reply)
+                status, n = self.shortest(board, remaining)
+                child = build(board, reply, n) if status == PROVEN else None
+                board.pop()
+                if child is None:
+                    return None
+                node.children.append(child)
+            return node
+
+        return build(self.board.copy(), None, length)
+
+
+def solve(board: Board, mode: str = "checks", max_moves: int | None = None,
+          tablebase=None, limits: Limits | None = None,
+          progress: Callable[[int, int], bool | None] | None = None,
+          tree: bool = False) -> SolveResult:
+    """Prove that the side to move mates, in ``mode`` "checks" (every attacker move checks,
+    连照杀) or "any", within ``max_moves`` attacker moves.
+
+    The verdict is "mate" with the exact shortest length and the main line, "no mate" when
+    the search proved there is none within the bound, or "unknown" when a limit stopped it.
+    ``progress(nodes, table_used)`` is called now and then; returning True cancels.
+    """
+    if max_moves is None:
+        max_moves = DEFAULT_MAX_MOVES.get(mode, 20)
+    if max_moves < 1:
+        raise SolverError(f"max_moves must be at least 1, not {max_moves}")
+    if not board.has_legal_move():
+        raise SolverError("the side to move has no legal move: the game is already over")
+    solver = Solver(board, mode, limits, tablebase, progress)
+    start = time.perf_counter()
+    status, length = solver.shortest(solver.board, max_moves)
+    line: list[Move] = []
+    solution_tree = None
+    if status == PROVEN:
+        line = solver.main_line(length)
+        if tree:
+            solution_tree = solver.tree(length)
+    verdict = {PROVEN: "mate", DISPROVEN: "no mate", UNKNOWN: "unknown"}[status]
+    if solver.stopped and status == PROVEN and len(line) != 2 * length - 1:
+        verdict = "mate"  # the length is proven; the line was cut by a limit
+    return SolveResult(verdict, length, line, mode, max_moves, solver.search.nodes,
+                       time.perf_counter() - start, solver.search.table_used,
+                       solver.search.table_entries, solution_tree)
