@@ -100,6 +100,88 @@ def cmd_solve(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_verify(args: argparse.Namespace) -> int:
+    from .soundness import verify
+
+    board = _board(args.fen)
+    if board is None:
+        return 1
+    try:
+        report = verify(board, args.stipulation, args.moves, args.line,
+                        tablebase=None if args.no_tables else _open_tables(args.tables),
+                        limits=Limits(nodes=args.nodes, seconds=args.seconds))
+    except SolverError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+
+    def name(move, before=board):
+        return write_line(before, [move], args.notation)[0]
+
+    if args.json:
+        print(json.dumps(_report_json(report), ensure_ascii=False))
+        return 0
+    if report.stipulation == "draw":
+        d = report.draw
+        print(f"Stipulation: draw (红先和), searched to {d.bound} moves for each side")
+        print(f"  Red forced win:   {d.red_wins}" + (f" in {d.red_length}" if d.red_length else ""))
+        print(f"  Black forced win: {d.black_wins}" + (f" in {d.black_length}" if d.black_length else ""))
+        print(f"Verdict: {report.verdict}")
+    else:
+        print(f"Stipulation: {'continuous check (连照杀)' if report.stipulation == 'checks' else 'mate'}"
+              f" within {report.bound} moves")
+        if report.verdict != "mate":
+            print(f"Verdict: {report.verdict}")
+        else:
+            plies = 2 * report.length - 1
+            print(f"Verdict: mate in {report.length} ({plies} {'ply' if plies == 1 else 'plies'})")
+            print(f"Key: {name(report.key)} " + ("(unique)" if not report.cooks else "(cooked)"))
+            for cook in report.cooks:
+                print(f"  cook: {name(cook.move)} also mates in {cook.length}")
+            for trial in report.tries:
+                after = board.copy()
+                after.push(trial.move)
+                print(f"  try: {name(trial.move)}, refuted only by {name(trial.refutation, after)}")
+            line = write_line(board, report.main_line, args.notation)
+            print("Main line (longest defence; ties: first in ICCS order):")
+            print(_numbered(line, board.turn))
+            replay = board.copy()
+            for ply, move in enumerate(report.main_line):
+                for dual in report.duals:
+                    if dual.ply == ply:
+                        print(f"  dual at move {ply // 2 + 1}: {name(dual.move, replay)} also mates "
+                              f"in {dual.length}")
+                replay.push(move)
+            if not report.duals:
+                print("No duals on the main line.")
+    if report.intended is not None:
+        check = report.intended
+        verdict = "sound" if check.forced and check.minimal and not check.problem else "flawed"
+        print(f"Recorded line: {verdict}" + (f": {check.problem}" if check.problem else ""))
+    for item in report.unproven:
+        print(f"unproven: {item}")
+    return 0
+
+
+def _report_json(report) -> dict:
+    def alt(a):
+        return {"move": a.move.iccs(), "length": a.length,
+                "refutation": a.refutation.iccs() if a.refutation else None}
+
+    data = {
+        "stipulation": report.stipulation, "verdict": report.verdict, "moves": report.length,
+        "bound": report.bound, "key": report.key.iccs() if report.key else None,
+        "unique_key": report.key is not None and not report.cooks,
+        "cooks": [alt(a) for a in report.cooks], "tries": [alt(a) for a in report.tries],
+        "duals": [{"ply": d.ply, "move": d.move.iccs(), "length": d.length} for d in report.duals],
+        "main_line": [m.iccs() for m in report.main_line], "unproven": report.unproven,
+    }
+    if report.intended is not None:
+        data["intended"] = report.intended.__dict__
+    if report.draw is not None:
+        data["draw"] = report.draw.__dict__
+    return data
+
+
 def _numbered(moves: list[str], first_turn: int) -> str:
     parts = []
     number = 1
@@ -133,3 +215,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="tablebase directory for leaves (default: the tablebases' own)")
     solve_.add_argument("--no-tables", action="store_true", help="do not probe tablebases")
     solve_.set_defaults(handler=cmd_solve)
+
+    verify = subparsers.add_parser("verify", help="soundness of a problem: key, cooks, duals, tries")
+    verify.add_argument("fen", metavar="FEN")
+    verify.add_argument("--stipulation", choices=("win", "checks", "draw"), default="win",
+                        help="win: mate; checks: continuous check (连照杀); draw: 红先和")
+    verify.add_argument("--moves", type=int, default=None,
+                        help="stipulated number of attacker moves (default: the forced length; "
+                             "for draw: the search bound, 20)")
+    verify.add_argument("--line", default=None, help="the recorded solution, any notation")
+    verify.add_argument("--notation", choices=("iccs", "wxf", "chinese", "code3"),
+                        default="chinese")
+    verify.add_argument("--json", action="store_true")
+    verify.add_argument("--nodes", type=int, default=0, help="node budget per search (0: none)")
+    verify.add_argument("--seconds", type=float, default=0.0, help="time budget (0: none)")
+    verify.add_argument("--tables", type=Path, default=None)
+    verify.add_argument("--no-tables", action="store_true")
+    verify.set_defaults(handler=cmd_verify)

@@ -1,0 +1,237 @@
+"""Soundness of a composed problem: key, cooks, duals, tries, the intended line, and draws.
+
+Terms as composers use them:
+  * the key is the first move of the solution; it is unique when no other first move also
+    meets the stipulation (within the stipulated number of moves); every other such move is
+    a cook;
+  * a dual is a second attacker move, later in the main line, that also forces mate within
+    the moves left;
+  * a try is a first move that fails to a single defence (the refutation).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from xiangqi import Board, Move
+from xiangqi.notation import NotationError, parse_line
+
+from ._dfpn import DISPROVEN, PROVEN
+from .search import Limits, Solver, SolverError
+
+STIPULATIONS = ("win", "checks", "draw")
+
+
+@dataclass
+class Alternative:
+    move: Move
+    length: int | None          # attacker moves to mate after this first move (None: fails)
+    refutation: Move | None = None
+
+
+@dataclass
+class Dual:
+    ply: int                    # index in the main line of the attacker move it duplicates
+    move: Move
+    length: int
+
+
+@dataclass
+class LineCheck:
+    """How an intended (recorded) line compares with the truth."""
+    legal: bool
+    problem: str | None         # first problem found, in words
+    moves: int                  # attacker moves in the line
+    ends_in_mate: bool
+    forced: bool                # every attacker move keeps a forced mate within the line's length
+    minimal: bool               # the line is as short as the forced mate
+
+
+@dataclass
+class DrawCheck:
+    red_wins: str               # "mate", "no mate" or "unknown" within the bound
+    red_length: int | None
+    black_wins: str
+    black_length: int | None
+    bound: int
+
+
+@dataclass
+class SoundnessReport:
+    stipulation: str
+    verdict: str                # "mate", "no mate", "unknown" (or for draws: "draw", ...)
+    length: int | None
+    bound: int
+    main_line: list[Move] = field(default_factory=list)
+    key: Move | None = None
+    cooks: list[Alternative] = field(default_factory=list)
+    duals: list[Dual] = field(default_factory=list)
+    tries: list[Alternative] = field(default_factory=list)
+    intended: LineCheck | None = None
+    draw: DrawCheck | None = None
+    unproven: list[str] = field(default_factory=list)
+
+    @property
+    def sound(self) -> bool:
+        return self.verdict == "mate" and not self.cooks and not self.unproven
+
+
+def verify(board: Board, stipulation: str = "win", moves: int | None = None,
+           line: str | list[str] | None = None, tablebase=None,
+           limits: Limits | None = None) -> SoundnessReport:
+    """Check a problem: ``stipulation`` "win" (mate, quiet moves allowed), "checks" (every
+    attacker move checks) or "draw" (红先和: neither side can force a win).  ``moves`` is the
+    stipulated number of attacker moves (default: the forced length)."""
+    if stipulation not in STIPULATIONS:
+        raise SolverError(f"unknown stipulation {stipulation!r}: use win, checks or draw")
+    if stipulation == "draw":
+        return _verify_draw(board, moves or 20, tablebase, limits)
+    mode = "checks" if stipulation == "checks" else "any"
+    solver = Solver(board, mode, limits, tablebase)
+    search_bound = moves or (200 if mode == "checks" else 20)
+    status, length = solver.shortest(solver.board, search_bound)
+    report = SoundnessReport(stipulation, {PROVEN: "mate", DISPROVEN: "no mate"}.get(status,
+                             "unknown"), length, moves or (length or search_bound))
+    if line is not None:
+        report.intended = check_line(solver, board, line, length)
+    if status != PROVEN:
+        if status != DISPROVEN:
+            report.unproven.append("the mate search hit a limit")
+        return report
+    bound = report.bound
+    report.main_line = solver.main_line(length)
+    first = report.main_line[0]
+    report.key = first
+    # Every first move: meets the stipulation within the bound (cook) or fails (maybe a try).
+    for move in solver.attacker_moves(solver.board):
+        if move == first:
+            continue
+        after = solver.board.copy()
+        after.push_unchecked(move)
+        status, n = solver.shortest(after, bound - 1)
+        if status == PROVEN:
+            report.cooks.append(Alternative(move, n + 1))
+        elif status == DISPROVEN:
+            refutation = _single_refutation(solver, after, bound - 1)
+            if refutation is not None:
+                report.tries.append(Alternative(move, None, refutation))
+        else:
+            report.unproven.append(f"first move {move.iccs()}")
+    report.duals = _duals(solver, report.main_line, length)
+    return report
+
+
+def _single_refutation(solver: Solver, after: Board, remaining: int) -> Move | None:
+    """The only defence that escapes (all others lose within ``remaining``), if exactly one."""
+    escapes = []
+    for reply in after.legal_moves:
+        after.push_unchecked(reply)
+        status, _ = solver.value(after, remaining)
+        after.pop()
+        if status != PROVEN:
+            escapes.append(reply)
+            if len(escapes) > 1:
+                return None
+    return escapes[0] if escapes else None
+
+
+def _duals(solver: Solver, main_line: list[Move], length: int) -> list[Dual]:
+    duals = []
+    board = solver.board.copy()
+    remaining = length
+    for ply, move in enumerate(main_line):
+        if ply % 2 == 0:
+            if ply > 0:
+                for other in solver.attacker_moves(board):
+                    if other == move:
+                        continue
+                    board.push_unchecked(other)
+                    status, n = solver.shortest(board, remaining - 1)
+                    board.pop()
+                    if status == PROVEN:
+                        duals.append(Dual(ply, other, n + 1))
+            remaining -= 1
+        board.push_unchecked(move)
+        if ply % 2 == 1:
+            status, n = solver.shortest(board, remaining)
+            remaining = n if status == PROVEN else remaining
+    return duals
+
+
+def check_line(solver: Solver, board: Board, line: str | list[str],
+               forced_length: int | None) -> LineCheck:
+    """Is the recorded line legal, forced and minimal?"""
+    try:
+        moves = parse_line(board, line)
+    except NotationError as error:
+        return LineCheck(False, str(error), 0, False, False, False)
+    attacker_moves = (len(moves) + 1) // 2
+    replay = board.copy()
+    forced = True
+    problem = None
+    for ply, move in enumerate(moves):
+        if ply % 2 == 0 and solver.mode == "checks" and not replay.gives_check(move):
+            problem = problem or f"move {ply // 2 + 1} ({move.iccs()}) is not a check"
+            forced = False
+        replay.push(move)
+        if ply % 2 == 0:
+            left = attacker_moves - ply // 2 - 1
+            status, _ = solver.value(replay, left)
+            if status != PROVEN:
+                forced = False
+                problem = problem or (f"after move {ply // 2 + 1} ({move.iccs()}) there is no "
+                                      f"forced mate in the {left} moves the line has left")
+    ends_in_mate = not replay.has_legal_move() and replay.turn != board.turn
+    if not ends_in_mate:
+        problem = problem or "the line does not end in mate"
+    minimal = forced_length is not None and attacker_moves == forced_length
+    if ends_in_mate and forced_length is not None and attacker_moves > forced_length:
+        problem = problem or (f"the recorded line takes {attacker_moves} moves; a forced mate "
+                              f"in {forced_length} exists")
+    return LineCheck(True, problem, attacker_moves, ends_in_mate, forced and ends_in_mate,
+                     minimal)
+
+
+def _verify_draw(board: Board, bound: int, tablebase, limits: Limits | None) -> SoundnessReport:
+    red = Solver(board, "any", limits, tablebase)
+    status, length = red.shortest(red.board, bound)
+    # Black wins if, whatever Red plays, Black mates: an AND root with Black attacking.
+    black_status, black_length = _defender_wins(board, bound, tablebase, limits)
+    names = {PROVEN: "mate", DISPROVEN: "no mate"}
+    check = DrawCheck(names.get(status, "unknown"), length, names.get(black_status, "unknown"),
+                      black_length, bound)
+    if status == DISPROVEN and black_status == DISPROVEN:
+        verdict = "draw"
+    elif status == PROVEN:
+        verdict = "Red wins"
+    elif black_status == PROVEN:
+        verdict = "Black wins"
+    else:
+        verdict = "unknown"
+    report = SoundnessReport("draw", verdict, None, bound, draw=check)
+    if status not in (PROVEN, DISPROVEN):
+        report.unproven.append(f"whether Red mates within {bound} moves")
+    if black_status not in (PROVEN, DISPROVEN):
+        report.unproven.append(f"whether Black mates within {bound} moves")
+    return report
+
+
+def _defender_wins(board: Board, bound: int, tablebase, limits: Limits | None):
+    if not board.has_legal_move():
+        return PROVEN, 0
+    flipped_turn = board.copy()
+    solver = Solver(flipped_turn, "any", limits, tablebase)
+    solver.attacker = board.turn ^ 1
+    status, length = solver.search.value(board, bound, False)
+    if status != PROVEN:
+        return status, None
+    low, high = -1, length
+    while high - low > 1:
+        middle = (low + high) // 2
+        status, found = solver.search.value(board, middle, False)
+        if status == PROVEN:
+            high = found
+        elif status == DISPROVEN:
+            low = middle
+        else:
+            return status, None
+    return PROVEN, high

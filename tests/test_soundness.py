@@ -1,0 +1,97 @@
+"""Soundness reports: key, cooks, tries, duals, recorded lines and draw stipulations."""
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from solver import SolverError
+from solver.soundness import verify
+from tui.cli import main
+from xiangqi import Board
+
+DATA = Path(__file__).parent / "data"
+FENS = re.findall(r'\[FEN "([^"]+)"\]',
+                  (DATA / "shiqingyaqu551.fen").read_text(encoding="utf-8-sig"))
+ROOK_MATES = "3k5/9/9/9/9/9/9/9/9/R3K4 w"   # Ra0-a8 (困毙) and Ra0-d0 (将死) both win at once
+
+
+def iccs(moves):
+    return [m.iccs() for m in moves]
+
+
+def test_cooked_key():
+    report = verify(Board(ROOK_MATES), "win")
+    assert (report.verdict, report.length, report.key.iccs()) == ("mate", 1, "a0a8")
+    assert [(c.move.iccs(), c.length) for c in report.cooks] == [("a0d0", 1)]
+    assert not report.sound
+
+
+def test_unique_key_and_tries_in_check_problem():
+    report = verify(Board(ROOK_MATES), "checks")
+    assert report.key.iccs() == "a0d0" and report.cooks == [] and report.sound
+    # Ra0-a9 checks too but the king escapes to d8: the only defence.
+    assert [(t.move.iccs(), t.refutation.iccs()) for t in report.tries] == [("a0a9", "d9d8")]
+
+
+@pytest.mark.parametrize("number,ply,dual,length", [(8, 14, "c6d6", 2), (12, 6, "f4f8", 2)])
+def test_duals_on_the_main_line(number, ply, dual, length):
+    report = verify(Board(FENS[number - 1]), "checks")
+    assert report.sound
+    assert [(d.ply, d.move.iccs(), d.length) for d in report.duals] == [(ply, dual, length)]
+    board = Board(FENS[number - 1])
+    for move in report.main_line[:ply]:
+        board.push(move)
+    board.push_iccs(dual)                   # the dual is legal where it is reported
+
+
+def test_recorded_line_longer_than_forced_mate():
+    report = verify(Board(ROOK_MATES), "win", line="a0a1 d9d8 a1d1")
+    check = report.intended
+    assert check.legal and check.ends_in_mate and check.forced and not check.minimal
+    assert check.problem == "the recorded line takes 2 moves; a forced mate in 1 exists"
+
+
+def test_recorded_line_errors():
+    illegal = verify(Board(ROOK_MATES), "win", line="a0a1 d9d7").intended
+    assert not illegal.legal and "d9d7" in illegal.problem
+    not_forced = verify(Board(FENS[0]), "checks", line="e4a4 g3e2 d8d9").intended
+    assert not not_forced.ends_in_mate and not not_forced.forced
+
+
+def test_recorded_line_in_chinese_notation():
+    report = verify(Board(FENS[0]), "checks",
+                    line="炮五平九 马7进5 兵六进一 将5进1 车七进八 将5进1 马二进四 将5平6 "
+                         "马八进六 将6退1 马六退五 将6进1 马五退三")
+    assert report.intended.minimal and report.intended.forced and report.intended.problem is None
+
+
+def test_draw_stipulation():
+    assert verify(Board(ROOK_MATES), "draw", moves=2).verdict == "Red wins"
+    black_rook = verify(Board("3k5/9/9/9/9/9/9/9/r8/4K4 w"), "draw", moves=4)
+    assert black_rook.verdict == "Black wins" and black_rook.draw.black_wins == "mate"
+    qixing = verify(Board("4rk3/3P5/4bP3/9/9/8P/9/1p2p2C1/3p1p3/4K1RR1 w"), "draw", moves=2)
+    assert qixing.verdict == "draw" and qixing.unproven == []
+
+
+def test_bad_stipulation():
+    with pytest.raises(SolverError):
+        verify(Board(), "stalemate")
+
+
+def test_verify_command(capsys):
+    assert main(["verify", ROOK_MATES, "--notation", "iccs"]) == 0
+    out = capsys.readouterr().out
+    assert "Key: a0a8 (cooked)" in out and "cook: a0d0 also mates in 1" in out
+    assert main(["verify", FENS[0], "--stipulation", "checks", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["verdict"] == "mate" and data["moves"] == 7 and data["unique_key"]
+
+
+def test_solve_command(capsys):
+    assert main(["solve", FENS[0], "--checks", "--notation", "iccs"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == "Mate in 7 (13 plies), every move a check"
+    assert out.splitlines()[1] == "1. e4a4 g3e2"
+    assert main(["solve", FENS[3], "--checks", "--max-moves", "10", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["verdict"] == "no mate"
