@@ -272,6 +272,9 @@ cdef class Search:
         cdef long long start_nodes = self.nodes
         cdef bint tainted
         self.nodes += 1
+        if or_node and remaining <= 0:
+            out_pn[0] = INF; out_dn[0] = 0; out_length[0] = 0; out_tainted[0] = False
+            return
         n = self.generate(or_node, moves)
         if n == 0:
             # OR: the attacker has no (checking) move; AND: mate was caught by the parent.
@@ -394,6 +397,8 @@ cdef class Search:
         self.set_position(board)
         self.attacker = self.state.turn if or_node else self.state.turn ^ 1
         self.stopped = 0
+        if or_node and remaining <= 0:
+            return DISPROVEN, None
         self.mid(or_node, remaining, INF, INF, &pn, &dn, &length, &tainted)
         while pn != 0 and dn != 0 and not self.stopped:
             self.mid(or_node, remaining, INF, INF, &pn, &dn, &length, &tainted)

@@ -157,21 +157,26 @@ class Solver:
                 board.push_unchecked(chosen)
                 remaining -= 1
             else:
+                # Along a minimal line this defender node needs exactly ``remaining`` more
+                # attacker moves, so the longest defences are the replies after which the
+                # attacker cannot mate in ``remaining - 1``.
                 replies = sorted(board.legal_moves, key=Move.iccs)
                 if not replies:
                     break
-                best_move, best_length = None, -1
+                chosen = None
                 for move in replies:
                     board.push_unchecked(move)
-                    status, n = self.shortest(board, remaining)
+                    status, _ = self.value(board, remaining - 1)
                     board.pop()
-                    if status != PROVEN:
+                    if status == DISPROVEN:
+                        chosen = move
+                        break
+                    if status == UNKNOWN:
                         return line
-                    if n > best_length:
-                        best_move, best_length = move, n
-                line.append(best_move)
-                board.push_unchecked(best_move)
-                remaining = best_length
+                if chosen is None:
+                    return line
+                line.append(chosen)
+                board.push_unchecked(chosen)
         return line
 
     def tree(self, length: int, max_nodes: int = 2000) -> TreeNode | None:

@@ -1,0 +1,69 @@
+"""Solver speed on composed problems: exact length, nodes, time and nodes per second.
+
+Usage:
+    python benchmarks/bench_solver.py                    # the fixed set below
+    python benchmarks/bench_solver.py --scan 100         # the first N of 适情雅趣 (checks mode)
+Options: --seconds S (budget per problem, default 120).
+The fixed set: continuous-check problems of 5-30 moves from 《适情雅趣》 and quiet-move
+problems of 3-10 moves; each line states the exact forced length found (proven minimal).
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import time
+from pathlib import Path
+
+from solver import Limits, solve
+from xiangqi import Board
+
+DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "shiqingyaqu551.fen"
+
+CHECK_PROBLEMS = [1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12]     # numbers in 适情雅趣
+QUIET_PROBLEMS = [
+    ("rook against two advisors", "3ak4/4a4/9/9/9/9/9/9/9/3K4R w"),
+    ("rook against advisor and elephant", "3ak4/9/4b4/9/9/9/9/4B4/4A4/3AK1R2 w"),
+    ("rook against elephant", "4k4/9/4b4/9/9/9/9/9/9/3K1R3 w"),
+    ("horse against advisor", "4k4/4a4/9/9/9/9/9/9/9/N2K5 w"),
+]
+
+
+def compositions() -> tuple[list[str], list[str]]:
+    text = DATA.read_text(encoding="utf-8-sig")
+    return re.findall(r'\[FEN "([^"]+)"\]', text), re.findall(r'\[EVENT "([^"]+)"\]', text)
+
+
+def run_one(label: str, fen: str, mode: str, max_moves: int, seconds: float) -> tuple:
+    start = time.perf_counter()
+    result = solve(Board(fen), mode=mode, max_moves=max_moves, limits=Limits(seconds=seconds))
+    elapsed = time.perf_counter() - start
+    length = "-" if result.length is None else str(result.length)
+    print(f"{label:<34} {mode:<6} {result.verdict:<8} {length:>6} {result.nodes:>12,} "
+          f"{elapsed:>8.2f} {result.nodes / elapsed / 1e3 if elapsed else 0:>9.0f}", flush=True)
+    return result, elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--scan", type=int, default=0)
+    parser.add_argument("--seconds", type=float, default=120.0)
+    args = parser.parse_args()
+    fens, names = compositions()
+    print(f"{'problem':<34} {'mode':<6} {'verdict':<8} {'moves':>6} {'nodes':>12} "
+          f"{'seconds':>8} {'k nodes/s':>9}")
+    numbers = range(1, args.scan + 1) if args.scan else CHECK_PROBLEMS
+    longest = (0, None)
+    for number in numbers:
+        label = f"适情雅趣 {number:03d} {names[number - 1].split()[-1]}"
+        result, _ = run_one(label, fens[number - 1], "checks", 100, args.seconds)
+        if result.verdict == "mate" and result.length > longest[0]:
+            longest = (result.length, label)
+    if not args.scan:
+        for label, fen in QUIET_PROBLEMS:
+            run_one(label, fen, "any", 12, args.seconds)
+    if longest[1]:
+        print(f"longest continuous-check mate solved: {longest[1]}, {longest[0]} moves")
+
+
+if __name__ == "__main__":
+    main()
