@@ -20,7 +20,7 @@ from libc.stdint cimport uint16_t, uint64_t, int64_t
 from xiangqi._core cimport (BoardState, bs_init, bs_free, bs_make, bs_unmake, bs_legal_moves,
                             bs_unmoves, bs_king_attacked, xq_move_to, xq_make_move,
                             xq_move_from, EMPTY, MAX_MOVES)
-from tablebases._index cimport Indexer, IndexData, ix_encode, ix_decode
+from tablebases._index cimport Indexer, IndexData, ix_encode, ix_decode, ix_has_twin
 
 cdef extern from *:
     """
@@ -147,7 +147,7 @@ cdef int64_t expand_frontier(Context* c, BoardState* s, int stm, int64_t idx, in
         # A position whose Red group is symmetric is stored twice (itself and its mirror
         # image); both twins get the value.
         pidx = ix_encode(c.ix, s, 0, 0)
-        twin = ix_encode(c.ix, s, 0, 1)
+        twin = ix_encode(c.ix, s, 0, 1) if pidx >= 0 and ix_has_twin(c.ix, pidx) else pidx
         bs_unmake(s)
         if pidx < 0:
             continue

@@ -14,6 +14,7 @@ cdef struct Group:
     int64_t nkeys            # product of the radixes
     int32_t* key_to_index    # -1: impossible placement, -2: not canonical under the mirror
     uint8_t* squares         # count * nslots points (0..89)
+    uint8_t* symmetric       # group 0 only: 1 if the placement is its own mirror image
     int64_t count
 
 cdef struct IndexData:
@@ -26,6 +27,11 @@ cdef struct IndexData:
 
 cdef int64_t ix_encode(IndexData* ix, BoardState* s, int flip, int mirror=*) noexcept nogil
 cdef int ix_decode(IndexData* ix, int64_t index, BoardState* s) noexcept nogil
+
+cdef inline bint ix_has_twin(IndexData* ix, int64_t index) noexcept nogil:
+    """Is the position stored twice (its Red group symmetric, so its mirror image has
+    another index)?"""
+    return ix.groups[0].symmetric[index % ix.groups[0].count] != 0
 
 cdef class Indexer:
     cdef IndexData data

@@ -12,7 +12,7 @@ their mirror image are enumerated; a position whose Red group is not canonical i
 a whole before indexing.  Positions whose groups overlap get an index but are marked illegal by
 the builder.
 """
-from libc.stdlib cimport malloc, free
+from libc.stdlib cimport malloc, calloc, free
 from libc.stdint cimport int32_t, int64_t, uint8_t
 from xiangqi._core cimport (BaseBoard, BoardState, sq256_of, sq90_of, KING, ADVISOR, ELEPHANT, HORSE,
                             ROOK, CANNON, PAWN, BLACK_BIT, EMPTY, OFFBOARD, MAX_PIECES)
@@ -206,7 +206,8 @@ cdef int build_group(IndexData* ix, int g, bint mirror_reduce) except -1:
         count += 1
     grp.count = count
     grp.squares = <uint8_t*> malloc(max(count, 1) * grp.nslots * sizeof(uint8_t))
-    if grp.squares == NULL:
+    grp.symmetric = <uint8_t*> calloc(max(count, 1), sizeof(uint8_t))
+    if grp.squares == NULL or grp.symmetric == NULL:
         raise MemoryError()
     for key in range(nkeys):
         if grp.key_to_index[key] >= 0:
@@ -215,8 +216,11 @@ cdef int build_group(IndexData* ix, int g, bint mirror_reduce) except -1:
                 local[i] = rest % grp.radix[i]
                 rest //= grp.radix[i]
             for i in range(grp.nslots):
-                grp.squares[grp.key_to_index[key] * grp.nslots + i] = \
-                    POINT[grp.color[i]][grp.kind[i]][local[i]]
+                points[i] = POINT[grp.color[i]][grp.kind[i]][local[i]]
+                grp.squares[grp.key_to_index[key] * grp.nslots + i] = points[i]
+                mirrored[i] = mirror90(points[i])
+            if mirror_reduce and group_key(grp, mirrored) == key:
+                grp.symmetric[grp.key_to_index[key]] = 1
     return 0
 
 
@@ -262,6 +266,7 @@ cdef class Indexer:
             self.data.groups[g].nslots = slot
             self.data.groups[g].key_to_index = NULL
             self.data.groups[g].squares = NULL
+            self.data.groups[g].symmetric = NULL
             self.data.ngroups += 1
         self.data.size = 1
         for g in range(self.data.ngroups):
@@ -273,6 +278,7 @@ cdef class Indexer:
         for g in range(self.data.ngroups):
             free(self.data.groups[g].key_to_index)
             free(self.data.groups[g].squares)
+            free(self.data.groups[g].symmetric)
 
 
     # -- Python access (tests, tools) -----------------------------------------------------------

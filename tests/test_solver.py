@@ -160,3 +160,9 @@ def test_tablebase_leaves(small_tables):
 def test_shortest_on_a_solver_instance():
     solver = Solver(Board(shiqingyaqu()[0]), mode="checks")
     assert solver.shortest(solver.board, 30) == ("proven", 7)
+
+
+def test_no_moves_left_is_no_mate_even_next_to_a_mate():
+    solver = Solver(Board("3k5/9/9/9/9/9/9/9/9/R3K4 w"), mode="checks")
+    assert solver.value(solver.board, 0) == ("disproven", None)
+    assert solver.value(solver.board, 1) == ("proven", 1)

@@ -183,14 +183,6 @@ cdef inline Move _move_object(int f, int t):
     return <Move> m
 
 
-cdef int sq256_of(int sq90) noexcept nogil:
-    return SQ256[sq90]
-
-
-cdef int sq90_of(int sq256) noexcept nogil:
-    return SQ90[sq256]
-
-
 cdef int bs_init(BoardState* s) noexcept nogil:
     s.undo_capacity = 256
     s.undo_stack = <Undo*> malloc(s.undo_capacity * sizeof(Undo))
