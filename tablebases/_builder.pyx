@@ -19,8 +19,9 @@ from libc.stdlib cimport malloc, calloc, free
 from libc.stdint cimport uint16_t, uint64_t, int64_t
 from xiangqi._core cimport (BoardState, bs_init, bs_free, bs_make, bs_unmake, bs_legal_moves,
                             bs_unmoves, bs_king_attacked, xq_move_to, xq_make_move,
-                            xq_move_from, EMPTY, MAX_MOVES)
-from tablebases._index cimport Indexer, IndexData, ix_encode, ix_decode, ix_has_twin
+                            xq_move_from, sq90_of, EMPTY, MAX_MOVES)
+from tablebases._index cimport (Indexer, IndexData, ix_encode, ix_decode, ix_has_twin,
+                                ix_encode_quiet)
 
 cdef extern from *:
     """
@@ -57,6 +58,16 @@ cdef inline int sub_code(Context* c, BoardState* s, int captured) noexcept nogil
             and (code & DISTANCE_MASK) - 1 > c.capture_limit:
         return 0                        # not convertible within the natural limit: a draw
     return code
+
+
+cdef inline int64_t moved_index(Context* c, BoardState* s, int64_t base, int move) noexcept nogil:
+    """Index of the position on ``s`` just after the quiet ``move`` from decoded ``base``."""
+    cdef int piece = s.squares[xq_move_to(move)]
+    cdef int64_t index = ix_encode_quiet(c.ix, base, (piece >> 3) & 1, piece & 7,
+                                         sq90_of(xq_move_from(move)), sq90_of(xq_move_to(move)))
+    if index == -2:
+        index = ix_encode(c.ix, s, 0)
+    return index
 
 
 cdef inline int load(Context* c, BoardState* s, int stm, int64_t idx) noexcept nogil:
@@ -97,7 +108,7 @@ cdef void init_position(Context* c, BoardState* s, int stm, int64_t idx) noexcep
         if captured == EMPTY:
             if restricted:
                 bs_make(s, moves[i])
-                skip = forbidden(c, s, stm, ix_encode(c.ix, s, 0))
+                skip = forbidden(c, s, stm, moved_index(c, s, idx, moves[i]))
                 bs_unmake(s)
                 if skip:
                     continue
@@ -146,7 +157,7 @@ cdef int64_t expand_frontier(Context* c, BoardState* s, int stm, int64_t idx, in
             continue
         # A position whose Red group is symmetric is stored twice (itself and its mirror
         # image); both twins get the value.
-        pidx = ix_encode(c.ix, s, 0, 0)
+        pidx = moved_index(c, s, idx, unmoves[k])
         twin = ix_encode(c.ix, s, 0, 1) if pidx >= 0 and ix_has_twin(c.ix, pidx) else pidx
         bs_unmake(s)
         if pidx < 0:
@@ -184,7 +195,7 @@ cdef int64_t verify_candidate(Context* c, BoardState* s, int stm, int64_t idx, i
         if captured != EMPTY:
             code = sub_code(c, s, captured)
         else:
-            sidx = ix_encode(c.ix, s, 0)
+            sidx = moved_index(c, s, idx, moves[i])
             if restricted and forbidden(c, s, stm, sidx):
                 bs_unmake(s)
                 continue
@@ -352,7 +363,7 @@ cdef int expected_code(Context* c, BoardState* s, int stm, int64_t idx) noexcept
         if captured != EMPTY:
             code = sub_code(c, s, captured)
         else:
-            sidx = ix_encode(c.ix, s, 0)
+            sidx = moved_index(c, s, idx, moves[i])
             if restricted and forbidden(c, s, stm, sidx):
                 bs_unmake(s)
                 continue
@@ -461,7 +472,7 @@ cdef bint only_checks_keep_draw(Context* c, BoardState* s, int stm, int64_t idx)
             if code == 0:
                 return False            # a capture into a drawn ending breaks any cycle
             continue
-        sidx = ix_encode(c.ix, s, 0)
+        sidx = moved_index(c, s, idx, moves[i])
         check = bs_king_attacked(s, stm ^ 1)
         code = c.values[stm ^ 1][sidx] if sidx >= 0 else ILLEGAL
         bs_unmake(s)
@@ -486,7 +497,7 @@ cdef bint answers_quietly_into(Context* c, BoardState* s, int stm, int64_t idx,
             continue
         bs_make(s, moves[i])
         if not bs_king_attacked(s, stm ^ 1):
-            sidx = ix_encode(c.ix, s, 0)
+            sidx = moved_index(c, s, idx, moves[i])
             if sidx >= 0 and tb_bit(checker_set, sidx):
                 bs_unmake(s)
                 return True
@@ -507,7 +518,7 @@ cdef bint drawing_checks_trapped(Context* c, BoardState* s, int stm, int64_t idx
         if s.squares[xq_move_to(moves[i])] != EMPTY:
             continue                    # captures never draw here (see only_checks_keep_draw)
         bs_make(s, moves[i])
-        sidx = ix_encode(c.ix, s, 0)
+        sidx = moved_index(c, s, idx, moves[i])
         code = c.values[stm ^ 1][sidx] if sidx >= 0 else ILLEGAL
         bs_unmake(s)
         if code == 0 and not tb_bit(victim_set, sidx):

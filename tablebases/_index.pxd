@@ -24,9 +24,12 @@ cdef struct IndexData:
     int group_of[2][8]       # (colour, type) -> group, -1 if absent
     int first_slot[2][8]     # (colour, type) -> first slot in its group
     int count_of[2][8]       # (colour, type) -> number of such pieces
+    int64_t stride[MAX_GROUPS]   # index = sum of group index * stride
 
 cdef int64_t ix_encode(IndexData* ix, BoardState* s, int flip, int mirror=*) noexcept nogil
 cdef int ix_decode(IndexData* ix, int64_t index, BoardState* s) noexcept nogil
+cdef int64_t ix_encode_quiet(IndexData* ix, int64_t base, int color, int kind, int from90,
+                             int to90) noexcept nogil
 
 cdef inline bint ix_has_twin(IndexData* ix, int64_t index) noexcept nogil:
     """Is the position stored twice (its Red group symmetric, so its mirror image has

@@ -130,6 +130,38 @@ cdef int64_t ix_encode(IndexData* ix, BoardState* s, int flip, int mirror=0) noe
         index = index * ix.groups[g].count + ix.groups[g].key_to_index[key]
     return index * ix.groups[0].count + gi
 
+cdef int64_t ix_encode_quiet(IndexData* ix, int64_t base, int color, int kind, int from90,
+                             int to90) noexcept nogil:
+    """Index after a non-capturing move of one piece from the decoded position ``base``.
+
+    Only the moved piece's group changes, so only its group index is recomputed.  Returns
+    -2 when the piece belongs to Red's defender group (its canonical mirror may change: use
+    :func:`ix_encode`), -1 if the result is not a placement of this material."""
+    cdef int g = ix.group_of[color][kind]
+    cdef int i, done = 0
+    cdef int points[MAX_SLOTS]
+    cdef int64_t gi, key, new_gi
+    cdef Group* grp
+    if g <= 0:
+        return -2
+    grp = &ix.groups[g]
+    gi = (base // ix.stride[g]) % grp.count
+    for i in range(grp.nslots):
+        points[i] = grp.squares[gi * grp.nslots + i]
+        if not done and points[i] == from90 and grp.color[i] == color and grp.kind[i] == kind:
+            points[i] = to90
+            done = 1
+    if not done:
+        return -1
+    key = group_key(grp, points)
+    if key < 0:
+        return -1
+    new_gi = grp.key_to_index[key]
+    if new_gi < 0:
+        return -1
+    return base + (new_gi - gi) * ix.stride[g]
+
+
 cdef int ix_decode(IndexData* ix, int64_t index, BoardState* s) noexcept nogil:
     """Set up the pieces of ``index`` on ``s`` (side to move unchanged, no undo history).
 
@@ -271,6 +303,7 @@ cdef class Indexer:
         self.data.size = 1
         for g in range(self.data.ngroups):
             build_group(&self.data, g, g == 0)
+            self.data.stride[g] = self.data.size
             self.data.size *= self.data.groups[g].count
 
     def __dealloc__(self):
