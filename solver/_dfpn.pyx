@@ -18,6 +18,7 @@ from libc.stdint cimport uint64_t, uint32_t, int32_t
 from libc.time cimport time as c_time
 from xiangqi._core cimport (BaseBoard, BoardState, bs_init, bs_free, bs_copy, bs_make, bs_unmake,
                             bs_legal_moves, bs_king_attacked, bs_repetitions, sq90_of,
+                            bs_may_give_check,
                             xq_move_from, xq_move_to, EMPTY, MAX_MOVES)
 
 import time as _time
@@ -180,6 +181,8 @@ cdef class Search:
         if not attacker_to_move or not self.checks_only:
             return n
         for i in range(n):
+            if not bs_may_give_check(&self.state, moves[i]):
+                continue
             bs_make(&self.state, moves[i])
             if bs_king_attacked(&self.state, self.state.turn):
                 moves[kept] = moves[i]

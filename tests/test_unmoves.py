@@ -46,3 +46,13 @@ def test_unmoves_invert_quiet_moves():
             assert (move.to_square, move.from_square) in after._unmoves(board.turn), \
                 (board.fen(), move)
     assert checked > 5000
+
+
+def test_check_prefilter_never_misses_a_check():
+    checks = 0
+    for board in positions(count=400, seed=19):
+        for move in board.legal_moves:
+            if board.gives_check(move):
+                checks += 1
+                assert board._may_give_check(move), (board.fen(), move)
+    assert checks > 200

@@ -533,6 +533,22 @@ cdef bint bs_has_legal_move(BoardState* s) noexcept nogil:
     cdef int moves[MAX_MOVES]
     return bs_legal_moves(s, moves) > 0
 
+cdef bint bs_may_give_check(BoardState* s, int move) noexcept nogil:
+    """False only if the move surely gives no check (a cheap filter before bs_gives_check).
+
+    A check needs the move to touch the enemy king's rank or file (rook, cannon, screen,
+    facing kings, or a discovered line), to leave a point diagonal to the king (a horse leg),
+    or to land within two points of the king (a horse or pawn attacking from there)."""
+    cdef int k = s.king_square[s.turn ^ 1]
+    cdef int f = xq_move_from(move)
+    cdef int t = xq_move_to(move)
+    cdef int dr = (t >> 4) - (k >> 4)
+    cdef int df = (t & 15) - (k & 15)
+    if _same_line(k, f) or _same_line(k, t) or _diagonal_neighbour(k, f):
+        return True
+    return -2 <= dr <= 2 and -2 <= df <= 2
+
+
 cdef bint bs_gives_check(BoardState* s, int move) noexcept nogil:
     cdef bint result
     bs_make(s, move)
@@ -717,6 +733,10 @@ cdef class BaseBoard:
     def gives_check(self, Move move):
         """True if the (legal) ``move`` checks the opponent's king."""
         return bs_gives_check(&self.state, xq_make_move(SQ256[move.from_square], SQ256[move.to_square]))
+
+    def _may_give_check(self, Move move):
+        """The engine's cheap pre-filter for checking moves (for tests)."""
+        return bs_may_give_check(&self.state, xq_make_move(SQ256[move.from_square], SQ256[move.to_square]))
 
     def has_legal_move(self):
         return bs_has_legal_move(&self.state)
