@@ -9,6 +9,7 @@ cdef struct Entry:
     int32_t remaining        # attacker moves left when (pn, dn) were computed
     int32_t length           # proven: attacker moves of the proof found (an upper bound)
     uint8_t tainted          # disproof that depended on a repetition in the current path
+    uint64_t history         # for tainted disproofs: signature of the line since the last capture
 
 cdef class Search:
     cdef BoardState state
@@ -26,6 +27,7 @@ cdef class Search:
     cdef public long long progress_every
     cdef long long stored
 
+    cdef uint64_t history_signature(self) noexcept
     cdef Entry* probe(self, uint64_t key) noexcept
     cdef void lookup(self, uint64_t key, int remaining, uint32_t* pn, uint32_t* dn,
                      bint* tainted) noexcept

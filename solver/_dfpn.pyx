@@ -57,13 +57,20 @@ cdef inline uint64_t budget_key(uint64_t key, int remaining) noexcept nogil:
 
 
 cdef inline uint32_t grow(uint32_t second) noexcept nogil:
-    cdef uint64_t v = <uint64_t> second + 1 + (<uint64_t> second * EPSILON_NUM) // EPSILON_DEN
-    return INF if v >= INF else <uint32_t> v
+    cdef uint64_t v
+    if second >= INF:
+        return INF
+    v = <uint64_t> second + 1 + (<uint64_t> second * EPSILON_NUM) // EPSILON_DEN
+    return INF_MINUS if v >= INF_MINUS else <uint32_t> v
 
 
 cdef inline uint32_t cap_add(uint32_t a, uint32_t b) noexcept nogil:
-    cdef uint64_t s = <uint64_t> a + b
-    return INF if s >= INF else <uint32_t> s
+    """a + b, where INF (solved the other way) absorbs and finite sums stay below INF."""
+    cdef uint64_t s
+    if a >= INF or b >= INF:
+        return INF
+    s = <uint64_t> a + b
+    return INF_MINUS if s >= INF_MINUS else <uint32_t> s
 
 
 cdef class Search:
@@ -112,6 +119,17 @@ cdef class Search:
 
     # -- table ---------------------------------------------------------------------------------
 
+    cdef uint64_t history_signature(self) noexcept:
+        """A hash of the positions since the last capture: everything a repetition can
+        depend on.  A tainted disproof is reused only under the same history."""
+        cdef uint64_t h = self.state.key
+        cdef int i
+        for i in range(self.state.ply - 1, -1, -1):
+            if self.state.undo_stack[i].captured != EMPTY:
+                break
+            h = (h ^ self.state.undo_stack[i].key) * 0x100000001B3ULL + 0x9E3779B97F4A7C15ULL
+        return h
+
     cdef Entry* probe(self, uint64_t key) noexcept:
         cdef Entry* e = &self.table[key & self.table_mask]
         if e.key == key:
@@ -129,8 +147,10 @@ cdef class Search:
             if e.pn == 0 and e.length <= remaining:
                 pn[0] = 0; dn[0] = INF
                 return
-            if e.dn == 0 and not e.tainted and e.remaining >= remaining:
+            if e.dn == 0 and e.remaining >= remaining and (
+                    not e.tainted or e.history == self.history_signature()):
                 pn[0] = INF; dn[0] = 0
+                tainted[0] = e.tainted
                 return
         e = self.probe(budget_key(key, remaining))
         if e != NULL and e.pn != 0 and e.dn != 0:
@@ -144,7 +164,7 @@ cdef class Search:
         cdef Entry* a
         cdef Entry* b
         cdef Entry* e
-        if pn != 0 and (dn != 0 or tainted):
+        if pn != 0 and dn != 0:
             key = budget_key(key, remaining)
         a = &self.table[key & self.table_mask]
         b = &self.table[(key >> 32 ^ key) & self.table_mask]
@@ -171,6 +191,7 @@ cdef class Search:
         e.remaining = remaining
         e.length = length
         e.tainted = tainted
+        e.history = self.history_signature() if tainted else 0
 
     # -- search --------------------------------------------------------------------------------
 
@@ -271,7 +292,8 @@ cdef class Search:
         cdef bint ctaint[MAX_MOVES]
         cdef int n, i, best, child_remaining, length
         cdef uint32_t pn, dn, best_value, second, child_thpn, child_thdn, value
-        cdef uint32_t sum_value
+        cdef uint32_t sum_value, other
+        cdef int unsolved
         cdef long long start_nodes = self.nodes
         cdef bint tainted
         self.nodes += 1
@@ -293,20 +315,32 @@ cdef class Search:
             self.evaluate_new(not or_node, child_remaining, &cpn[i], &cdn[i], &clen[i], &ctaint[i])
             bs_unmake(&self.state)
         while True:
-            # Combine: OR takes the min pn and the sum of dn; AND the other way round.
+            # Combine: OR takes the min pn, AND the min dn.  The other number uses the weak
+            # proof number (Ueda et al.): the largest child value plus one per other unsolved
+            # child, which does not blow up on the many transpositions of long problems the
+            # way a plain sum does.
             best = 0
             best_value = INF + 1
             second = INF + 1
             sum_value = 0
+            unsolved = 0
             for i in range(n):
                 value = cpn[i] if or_node else cdn[i]
-                sum_value = cap_add(sum_value, cdn[i] if or_node else cpn[i])
+                other = cdn[i] if or_node else cpn[i]
+                if other >= INF:
+                    sum_value = INF
+                elif other > 0:
+                    if sum_value < INF and other > sum_value:
+                        sum_value = other
+                    unsolved += 1
                 if value < best_value:
                     second = best_value
                     best_value = value
                     best = i
                 elif value < second:
                     second = value
+            if sum_value < INF and unsolved > 1:
+                sum_value = cap_add(sum_value, unsolved - 1)
             if or_node:
                 pn = best_value if best_value < INF else INF
                 dn = sum_value
@@ -384,7 +418,10 @@ cdef class Search:
             return DISPROVEN, None
         self.mid(True, remaining, INF, INF, &pn, &dn, &length, &tainted)
         while pn != 0 and dn != 0 and not self.stopped:
+            before = self.nodes
             self.mid(True, remaining, INF, INF, &pn, &dn, &length, &tainted)
+            if self.nodes == before:
+                break
         if pn == 0:
             return PROVEN, length
         if dn == 0:
@@ -404,7 +441,10 @@ cdef class Search:
             return DISPROVEN, None
         self.mid(or_node, remaining, INF, INF, &pn, &dn, &length, &tainted)
         while pn != 0 and dn != 0 and not self.stopped:
+            before = self.nodes
             self.mid(or_node, remaining, INF, INF, &pn, &dn, &length, &tainted)
+            if self.nodes == before:
+                break
         if pn == 0:
             return PROVEN, length
         if dn == 0:
