@@ -20,6 +20,11 @@ from xiangqi import Board
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "shiqingyaqu551.fen"
 
 CHECK_PROBLEMS = [1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12]     # numbers in 适情雅趣
+# The longest continuous-check composition we have: a mate in 59 (tests/data/perft.tsv).
+LONG_PROBLEMS = [
+    ("long composition (perft.tsv)", "5r1C1/7C1/3k5/8R/3P2p2/2B3pnc/6p1P/6pN1/1n1Kc3r/7p1 w"),
+]
+
 QUIET_PROBLEMS = [
     ("rook against two advisors", "3ak4/4a4/9/9/9/9/9/9/9/3K4R w"),
     ("rook against advisor and elephant", "3ak4/9/4b4/9/9/9/9/4B4/4A4/3AK1R2 w"),
@@ -59,6 +64,10 @@ def main() -> None:
         if result.verdict == "mate" and result.length > longest[0]:
             longest = (result.length, label)
     if not args.scan:
+        for label, fen in LONG_PROBLEMS:
+            result, _ = run_one(label, fen, "checks", 100, args.seconds)
+            if result.verdict == "mate" and result.length > longest[0]:
+                longest = (result.length, label)
         for label, fen in QUIET_PROBLEMS:
             run_one(label, fen, "any", 12, args.seconds)
     if longest[1]:
