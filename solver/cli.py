@@ -65,7 +65,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     previous = signal.signal(signal.SIGINT, lambda *_: setattr(progress, "cancelled", True))
     try:
         result = solve(board, mode="checks" if args.checks else "any", max_moves=args.max_moves,
-                       tablebase=None if args.no_tables else _open_tables(args.tables),
+                       tablebases=None if args.no_tables else _open_tables(args.tables),
                        limits=Limits(nodes=args.nodes, seconds=args.seconds,
                                      table_bits=args.table_bits),
                        progress=progress)
@@ -80,12 +80,16 @@ def cmd_solve(args: argparse.Namespace) -> int:
         print(json.dumps({
             "fen": board.fen(), "mode": result.mode, "max_moves": result.max_moves,
             "verdict": result.verdict, "moves": result.length, "plies": result.plies,
+            "exact": result.exact,
             "main_line": [m.iccs() for m in result.main_line], "main_line_text": line,
             "nodes": result.nodes, "seconds": round(result.seconds, 3),
             "interrupted": progress.cancelled,
         }, ensure_ascii=False))
         return 0
-    if result.verdict == "mate":
+    if result.verdict == "mate" and not result.exact:
+        reason = "interrupted" if progress.cancelled else "a search limit was reached"
+        print(f"Mate in at most {result.length} ({reason} before the shortest length was proven)")
+    elif result.verdict == "mate":
         print(f"Mate in {result.length} ({result.plies} plies), "
               f"{'every move a check' if result.mode == 'checks' else 'quiet moves allowed'}")
         print(_numbered(line, board.turn))

@@ -51,6 +51,7 @@ class SolveResult:
     table_used: int
     table_entries: int
     tree: TreeNode | None = None
+    exact: bool = True          # False: a mate within ``length`` is proven, not yet its minimality
 
     @property
     def plies(self) -> int | None:
@@ -74,6 +75,7 @@ class Solver:
         self.search = Search(self.limits.table_bits)
         self.search.checks_only = 1 if mode == "checks" else 0
         self.attacker = board.turn
+        self.best_upper: int | None = None   # smallest proven bound at the root so far
         self.start = time.time()
         if self.limits.seconds:
             self.search.deadline = self.start + self.limits.seconds
@@ -111,6 +113,9 @@ class Solver:
         status, length = self.value(board, upper)
         if status != PROVEN:
             return status, None
+        root = board == self.board and board.ply_count == self.board.ply_count
+        if root:
+            self.best_upper = length
         low, high = 0 if board.turn == self.attacker else -1, length   # low fails, high proves
         if board.turn != self.attacker and not board.has_legal_move():
             return PROVEN, 0
@@ -119,6 +124,8 @@ class Solver:
             status, found = self.value(board, middle)
             if status == PROVEN:
                 high = found
+                if root:
+                    self.best_upper = found
             elif status == DISPROVEN:
                 low = middle
             else:
@@ -217,16 +224,21 @@ class Solver:
 
 
 def solve(board: Board, mode: str = "checks", max_moves: int | None = None,
-          tablebase=None, limits: Limits | None = None,
+          tablebases=None, limits: Limits | None = None,
           progress: Callable[[int, int], bool | None] | None = None,
-          tree: bool = False) -> SolveResult:
+          tree: bool = False, tablebase=None) -> SolveResult:
     """Prove that the side to move mates, in ``mode`` "checks" (every attacker move checks,
     连照杀) or "any", within ``max_moves`` attacker moves.
 
     The verdict is "mate" with the exact shortest length and the main line, "no mate" when
     the search proved there is none within the bound, or "unknown" when a limit stopped it.
     ``progress(nodes, table_used)`` is called now and then; returning True cancels.
+    ``tablebases`` (from :func:`tablebases.open_tablebase`; ``tablebase`` is accepted too)
+    answers leaves whose material it covers.  If a limit stops the search after a mate was
+    proven but before its shortest length was, the verdict is "mate" with ``exact`` False and
+    ``length`` the best bound found.
     """
+    tablebase = tablebases if tablebases is not None else tablebase
     if max_moves is None:
         max_moves = DEFAULT_MAX_MOVES.get(mode, 20)
     if max_moves < 1:
@@ -243,8 +255,9 @@ def solve(board: Board, mode: str = "checks", max_moves: int | None = None,
         if tree:
             solution_tree = solver.tree(length)
     verdict = {PROVEN: "mate", DISPROVEN: "no mate", UNKNOWN: "unknown"}[status]
-    if solver.stopped and status == PROVEN and len(line) != 2 * length - 1:
-        verdict = "mate"  # the length is proven; the line was cut by a limit
+    exact = True
+    if status == UNKNOWN and solver.best_upper is not None:
+        verdict, length, exact = "mate", solver.best_upper, False
     return SolveResult(verdict, length, line, mode, max_moves, solver.search.nodes,
                        time.perf_counter() - start, solver.search.table_used,
-                       solver.search.table_entries, solution_tree)
+                       solver.search.table_entries, solution_tree, exact)

@@ -166,3 +166,12 @@ def test_no_moves_left_is_no_mate_even_next_to_a_mate():
     solver = Solver(Board("3k5/9/9/9/9/9/9/9/9/R3K4 w"), mode="checks")
     assert solver.value(solver.board, 0) == ("disproven", None)
     assert solver.value(solver.board, 1) == ("proven", 1)
+
+
+def test_limit_after_the_proof_keeps_the_bound():
+    # Mate in 20 is proven quickly (with a longer proof); showing 20 is shortest takes more.
+    fen = shiqingyaqu()[6]
+    quick = solve(Board(fen), mode="checks", max_moves=60, limits=Limits(nodes=60_000))
+    assert quick.verdict == "mate" and not quick.exact and quick.length >= 20
+    full = solve(Board(fen), mode="checks", max_moves=60)
+    assert full.exact and full.length == 20
