@@ -18,7 +18,7 @@ from typing import Callable
 
 from ._builder import perpetual_check_sets, recheck, retrograde
 from ._index import Indexer
-from .format import TableFile, TableHeader, table_path
+from .format import TableFile, TableHeader, table_path, write_table
 from .material import Material
 from .values import RULES, summarise
 
@@ -97,22 +97,16 @@ def build(materials: str | list[str], directory: Path | str, threads: int = 1,
             if material not in order:
                 order.append(material)
     requested = {str(Material.parse(t).canonical()) for t in materials}
-    loaded: dict[str, _Loaded] = {}
     summary: dict[str, dict] = {}
     for material in order:
         name = str(material)
         path = table_path(directory, name)
-        indexer = indexer_for(material)
         if path.exists() and not (rebuild and name in requested):
-            table = TableFile(path)
-            try:
-                arrays = {f"{m}/{s}": table.load(m, i) for m in METRICS
-                          for i, s in enumerate(("red", "black"))}
-            finally:
-                table.close()
-            loaded[name] = _Loaded(material, indexer, arrays)
             continue
-        sub_sizes = [loaded[str(s.canonical())].indexer.size for s in material.captures()]
+        indexer = indexer_for(material)
+        # Only this build's direct sub-tables are held in memory, read back from their files.
+        loaded = _load_sub_tables(material, directory)
+        sub_sizes = [table.indexer.size for table in loaded.values()]
         need = memory_needed(material, indexer.size, sub_sizes)
         have = available_memory()
         log(f"{name}: {indexer.size * 2:,} positions, needs about {need / 2**20:,.1f} MiB "
@@ -121,15 +115,30 @@ def build(materials: str | list[str], directory: Path | str, threads: int = 1,
             raise BuildError(f"{name} needs about {need / 2**30:.1f} GiB of memory but only "
                              f"{have / 2**30:.1f} GiB is available")
         arrays, info = _build_one(material, indexer, loaded, threads, log, progress)
+        del loaded
         counts = summarise(arrays)
         header = TableHeader(material=name, size=indexer.size, metrics=list(METRICS), rules=RULES,
                              counts=counts, extra=info)
-        from .format import write_table
         write_table(path, header, arrays)
         log(f"{name}: written {path} ({path.stat().st_size / 2**20:.2f} MiB)")
-        loaded[name] = _Loaded(material, indexer, arrays)
         summary[name] = {**info, "counts": counts, "path": str(path), "verified": True}
     return summary
+
+
+def _load_sub_tables(material: Material, directory: Path) -> dict[str, _Loaded]:
+    loaded = {}
+    for sub in material.captures():
+        canonical = sub.canonical()
+        if str(canonical) in loaded:
+            continue
+        table = TableFile(table_path(directory, str(canonical)))
+        try:
+            arrays = {f"{m}/{s}": table.load(m, i) for m in METRICS
+                      for i, s in enumerate(("red", "black"))}
+        finally:
+            table.close()
+        loaded[str(canonical)] = _Loaded(canonical, indexer_for(canonical), arrays)
+    return loaded
 
 
 def _empty_rules(size: int) -> list[array.array]:
@@ -225,29 +234,30 @@ def verify_file(material: str, directory: Path | str, threads: int = 1) -> dict[
     Returns the mismatch count per metric (all zero for a sound table)."""
     material_obj = Material.parse(material).canonical()
     directory = Path(directory)
-    loaded: dict[str, _Loaded] = {}
-    for sub in material_obj.build_order():
-        path = table_path(directory, str(sub))
-        if not path.exists():
-            raise FileNotFoundError(f"missing table {path} (needed to verify {material_obj})")
-        table = TableFile(path)
-        try:
-            if sub == material_obj:
-                table.check_data_checksum()
-                rules = [_u16_to_bitmap(table.load_array(n), table.header.size) for n in RULE_ARRAYS]
-            arrays = {f"{m}/{s}": table.load(m, i) for m in METRICS
-                      for i, s in enumerate(("red", "black"))}
-        finally:
-            table.close()
-        loaded[str(sub)] = _Loaded(sub, indexer_for(sub), arrays)
-    target = loaded[str(material_obj)]
+    path = table_path(directory, str(material_obj))
+    if not path.exists():
+        raise FileNotFoundError(f"missing table {path}")
+    for sub in material_obj.captures():
+        sub_path = table_path(directory, str(sub.canonical()))
+        if not sub_path.exists():
+            raise FileNotFoundError(f"missing table {sub_path} (needed to verify {material_obj})")
+    table = TableFile(path)
+    try:
+        table.check_data_checksum()
+        rules = [_u16_to_bitmap(table.load_array(n), table.header.size) for n in RULE_ARRAYS]
+        arrays = {f"{m}/{s}": table.load(m, i) for m in METRICS
+                  for i, s in enumerate(("red", "black"))}
+    finally:
+        table.close()
+    indexer = indexer_for(material_obj)
+    loaded = _load_sub_tables(material_obj, directory)
     result = {}
     for metric in METRICS:
         subs = _sub_specs(material_obj, loaded, metric)
         resets, limit = METRIC_RULES[metric]
-        bad, _ = recheck(target.indexer, target.arrays[f"{metric}/red"],
-                         target.arrays[f"{metric}/black"], subs, capture_resets=resets,
-                         capture_limit=limit, threads=threads, rules=rules)
+        bad, _ = recheck(indexer, arrays[f"{metric}/red"], arrays[f"{metric}/black"], subs,
+                         capture_resets=resets, capture_limit=limit, threads=threads,
+                         rules=rules)
         result[metric] = bad
     return result
 
