@@ -17,17 +17,27 @@ from .stats import format_histogram, side_name, table_stats
 
 
 class _Progress:
-    """One status line on stderr per build pass, overwritten in place on a terminal."""
+    """A progress bar on stderr: time spent against the estimate, the metric and its pass."""
+
+    WIDTH = 24
 
     def __init__(self) -> None:
-        self.start = time.perf_counter()
         self.tty = sys.stderr.isatty()
+        self.table = ""
+        self.estimate = 0.0
+        self.start = time.perf_counter()
+
+    def start_table(self, name: str, estimate: float) -> None:
+        self.table, self.estimate, self.start = name, estimate, time.perf_counter()
 
     def __call__(self, label: str, n: int, found: int) -> None:
         elapsed = time.perf_counter() - self.start
-        line = f"{label}: pass {n}, {found:,} positions at distance {n} ({elapsed:.1f} s)"
+        share = min(elapsed / self.estimate, 0.99) if self.estimate > 0 else 0.0
+        bar = "#" * round(self.WIDTH * share) + "." * (self.WIDTH - round(self.WIDTH * share))
+        line = (f"[{bar}] {label} pass {n}: {found:,} at distance {n}  "
+                f"{elapsed:.0f} s of ~{self.estimate:.0f} s")
         if self.tty:
-            sys.stderr.write("\r" + line.ljust(78)[:78])
+            sys.stderr.write("\r" + line[:110].ljust(110))
             sys.stderr.flush()
         elif n % 25 == 0:
             print(line, file=sys.stderr)
@@ -42,7 +52,7 @@ def cmd_build(args: argparse.Namespace) -> int:
 
     def log(line: str) -> None:
         if progress.tty:
-            sys.stderr.write("\r" + " " * 78 + "\r")
+            sys.stderr.write("\r" + " " * 110 + "\r")
         print(line, file=sys.stderr)
 
     try:
