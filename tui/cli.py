@@ -4,12 +4,13 @@ from __future__ import annotations
 import argparse
 import sys
 
+from puzzles import cli as puzzles_cli
 from solver import cli as solver_cli
 from tablebases import cli as tablebases_cli
 from xiangqi import cli as xiangqi_cli
 
 # Packages that contribute subcommands, lowest layer first.
-COMMAND_MODULES = [xiangqi_cli, tablebases_cli, solver_cli]
+COMMAND_MODULES = [xiangqi_cli, tablebases_cli, solver_cli, puzzles_cli]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,403 @@
+"""The SQLite catalogue: kill patterns (杀法) with verified examples, and compositions.
+
+The source of truth is the text in ``puzzles/data`` (see its README); :func:`build` compiles it
+into one SQLite file, written under a temporary name and renamed when complete, so a failed
+build never leaves a half-written catalogue.  The file is plain SQLite: any SQLite tool reads
+it.  Tables:
+
+* ``patterns`` -- one kill pattern: names (Chinese, aliases, English), descriptions, pieces,
+  tags (JSON lists);
+* ``examples`` -- positions showing a pattern, with stipulation, forced length, solution line
+  (ICCS and Chinese) and its verification (status, solver version, date);
+* ``compositions`` -- collected problems (collection, number, title, FEN, stipulation,
+  verdict, length, main line, source, licence);
+* ``search`` -- a full-text index (FTS5) over names, aliases, descriptions and titles; Chinese
+  text is indexed character by character, so any run of characters can be searched;
+* ``meta`` -- schema version, build time, solver version.
+"""
+from __future__ import annotations
+
+import csv
+import datetime as _dt
+import json
+import os
+import re
+import sqlite3
+import tempfile
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable
+
+import sqlite_utils
+
+from solver import Limits, solve
+from xiangqi import Board, FenError, Move
+from xiangqi.notation import write_line
+
+from .paths import DATA_DIR, default_database
+
+SCHEMA_VERSION = 1
+SOLVER_VERSION = "dfpn-1"
+COLLECTIONS = {
+    "shiqingyaqu": ("适情雅趣", "shiqingyaqu551.fen", "shiqingyaqu551_verdicts.tsv",
+                    "BSD-3-Clause (see shiqingyaqu551.LICENSE)"),
+}
+
+
+class CatalogueError(ValueError):
+    """Source data that cannot be compiled, or a request the catalogue cannot answer."""
+
+
+@dataclass
+class BuildReport:
+    path: Path
+    patterns: int = 0
+    examples: int = 0
+    compositions: int = 0
+    verified: int = 0
+    problems: list[str] = field(default_factory=list)
+
+
+# -- reading the source files -----------------------------------------------------------------
+
+def load_patterns(data_dir: Path = DATA_DIR) -> list[dict]:
+    path = data_dir / "kill_patterns.toml"
+    try:
+        with path.open("rb") as handle:
+            patterns = tomllib.load(handle).get("pattern", [])
+    except tomllib.TOMLDecodeError as error:
+        raise CatalogueError(f"{path}: {error}") from None
+    seen = set()
+    for number, pattern in enumerate(patterns, start=1):
+        for key in ("id", "name_zh", "name_en", "description_zh"):
+            if not pattern.get(key):
+                raise CatalogueError(f"{path}: pattern {number} has no {key!r}")
+        if pattern["id"] in seen:
+            raise CatalogueError(f"{path}: pattern id {pattern['id']!r} appears twice")
+        seen.add(pattern["id"])
+    return patterns
+
+
+def load_examples(data_dir: Path = DATA_DIR) -> list[dict]:
+    path = data_dir / "kill_pattern_examples.tsv"
+    with path.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle, delimiter="\t"))
+    for line, row in enumerate(rows, start=2):
+        row["_line"] = line
+        row["_path"] = str(path)
+    return rows
+
+
+def load_compositions(key: str, data_dir: Path = DATA_DIR) -> list[dict]:
+    """The records of a collection with the verdicts recorded for them."""
+    from .formats.fenlist import parse_fen_list
+
+    title, fen_file, verdict_file, licence = COLLECTIONS[key]
+    records = parse_fen_list((data_dir / fen_file).read_text(encoding="utf-8-sig"),
+                             str(data_dir / fen_file))
+    verdicts = {}
+    verdict_path = data_dir / verdict_file
+    if verdict_path.exists():
+        with verdict_path.open(encoding="utf-8", newline="") as handle:
+            for row in csv.DictReader(handle, delimiter="\t"):
+                verdicts[int(row["number"])] = row
+    result = []
+    for number, record in enumerate(records, start=1):
+        event = record.tags.get("event", "")
+        match = re.search(r"第(\d+)局\s*(.*)$", event)
+        name = match.group(2).strip() if match else event
+        verdict = verdicts.get(number, {})
+        result.append({
+            "collection": title, "number": number, "title": name, "fen": record.fen,
+            "stipulation": verdict.get("stipulation") or "win",
+            "verdict": verdict.get("verdict") or "unverified",
+            "moves": int(verdict["moves"]) if verdict.get("moves") else None,
+            "main_line_iccs": verdict.get("main_line", ""),
+            "source": f"{fen_file} {record.tags.get('index', '')}".strip(),
+            "licence": licence,
+        })
+    return result
+
+
+def load_great_four(data_dir: Path = DATA_DIR) -> list[dict]:
+    path = data_dir / "jianghu_great_four.tsv"
+    with path.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle, delimiter="\t"))
+    result = []
+    for number, row in enumerate(rows, start=1):
+        try:
+            Board(row["fen"])
+        except FenError as error:
+            raise CatalogueError(f"{path}, line {number + 1}: {error}") from None
+        result.append({
+            "collection": "江湖四大名局", "number": number, "title": row["name"],
+            "fen": row["fen"], "stipulation": "draw", "verdict": row["traditional_result"],
+            "moves": None, "main_line_iccs": "", "source": row.get("note", ""),
+            "licence": "traditional (public domain)",
+        })
+    return result
+
+
+# -- checking examples ------------------------------------------------------------------------
+
+def check_example(row: dict, run_solver: bool, seconds: float = 20.0) -> tuple[list[Move], str | None]:
+    """Replay an example's solution; with ``run_solver`` also prove its forced length.
+
+    Returns (the solution moves, None) or ([], the problem in words)."""
+    where = f"{row['_path']}, line {row['_line']}"
+    try:
+        board = Board(row["fen"])
+    except FenError as error:
+        return [], f"{where}: {error}"
+    try:
+        moves = [Move.from_iccs(text) for text in row["solution_iccs"].split()]
+    except ValueError as error:
+        return [], f"{where}: {error}"
+    replay = board.copy()
+    for ply, move in enumerate(moves):
+        if not replay.is_legal(move):
+            return [], f"{where}: solution move {ply + 1} ({move.iccs()}) is illegal"
+        if row["stipulation"] == "checks" and ply % 2 == 0 and not replay.gives_check(move):
+            return [], f"{where}: solution move {ply + 1} ({move.iccs()}) is not a check"
+        replay.push_unchecked(move)
+    if replay.has_legal_move() or replay.turn == board.turn:
+        return [], f"{where}: the solution does not end in mate"
+    stated = int(row["moves"])
+    if (len(moves) + 1) // 2 != stated:
+        return [], f"{where}: the solution takes {(len(moves) + 1) // 2} moves, stated {stated}"
+    if run_solver:
+        mode = "checks" if row["stipulation"] == "checks" else "any"
+        result = solve(board, mode=mode, max_moves=stated, limits=Limits(seconds=seconds))
+        if result.verdict != "mate" or not result.exact:
+            return [], f"{where}: the solver finds no forced mate in {stated} ({result.verdict})"
+        if result.length != stated:
+            return [], (f"{where}: the stated length {stated} is not the shortest: the solver "
+                        f"forces mate in {result.length}")
+    return moves, None
+
+
+# -- building ---------------------------------------------------------------------------------
+
+def build(path: Path | str | None = None, data_dir: Path = DATA_DIR, verify: bool = False,
+          progress: Callable[[str], None] | None = None) -> BuildReport:
+    """Compile the source files into the catalogue at ``path`` (default: the user's).
+
+    Every example's solution is replayed; with ``verify`` the solver also proves each stated
+    length.  Any problem aborts the build with a :class:`CatalogueError` listing them all."""
+    path = Path(path) if path is not None else default_database()
+    patterns = load_patterns(data_dir)
+    examples = load_examples(data_dir)
+    known = {p["id"] for p in patterns}
+    report = BuildReport(path)
+    example_rows = []
+    now = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    for row in examples:
+        if row["pattern_id"] not in known:
+            report.problems.append(f"{row['_path']}, line {row['_line']}: unknown pattern "
+                                   f"{row['pattern_id']!r}")
+            continue
+        moves, problem = check_example(row, verify)
+        if problem:
+            report.problems.append(problem)
+            continue
+        if progress:
+            progress(f"example {row['pattern_id']} ok")
+        board = Board(row["fen"])
+        example_rows.append({
+            "pattern_id": row["pattern_id"], "fen": board.fen(), "stipulation": row["stipulation"],
+            "moves": int(row["moves"]), "solution_iccs": row["solution_iccs"],
+            "solution_zh": " ".join(write_line(board, moves, "chinese")),
+            "source": row.get("source", ""), "note": row.get("note", ""),
+            "verification": "verified" if verify else "replayed",
+            "solver_version": SOLVER_VERSION if verify else None,
+            "verified_at": now if verify else None,
+        })
+    if report.problems:
+        raise CatalogueError("the catalogue was not built:\n  " + "\n  ".join(report.problems))
+    compositions = load_great_four(data_dir)
+    for key in COLLECTIONS:
+        compositions.extend(load_compositions(key, data_dir))
+    for composition in compositions:
+        line = composition["main_line_iccs"].split()
+        board = Board(composition["fen"])
+        composition["main_line_zh"] = " ".join(write_line(board, [Move.from_iccs(m) for m in line],
+                                                          "chinese")) if line else ""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp_name = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        db = sqlite_utils.Database(temp_name)
+        with db.conn:
+            _create_schema(db)
+            db["meta"].insert_all([
+                {"key": "schema_version", "value": str(SCHEMA_VERSION)},
+                {"key": "built_at", "value": now},
+                {"key": "solver_version", "value": SOLVER_VERSION},
+            ])
+            db["patterns"].insert_all({
+                "id": p["id"], "name_zh": p["name_zh"], "name_en": p["name_en"],
+                "aliases_zh": json.dumps(p.get("aliases_zh", []), ensure_ascii=False),
+                "description_zh": p["description_zh"], "description_en": p.get("description_en", ""),
+                "pieces": json.dumps(p.get("pieces", [])), "tags": json.dumps(p.get("tags", []),
+                                                                             ensure_ascii=False),
+            } for p in patterns)
+            db["examples"].insert_all(example_rows)
+            db["compositions"].insert_all(compositions)
+            _index_search(db)
+        db.conn.close()
+        os.replace(temp_name, path)
+    except BaseException:
+        if os.path.exists(temp_name):
+            os.unlink(temp_name)
+        raise
+    report.patterns, report.examples = len(patterns), len(example_rows)
+    report.compositions = len(compositions)
+    report.verified = len(example_rows) if verify else 0
+    return report
+
+
+def _create_schema(db: sqlite_utils.Database) -> None:
+    db["meta"].create({"key": str, "value": str}, pk="key")
+    db["patterns"].create({
+        "id": str, "name_zh": str, "name_en": str, "aliases_zh": str, "description_zh": str,
+        "description_en": str, "pieces": str, "tags": str}, pk="id", not_null={"name_zh"})
+    db["examples"].create({
+        "id": int, "pattern_id": str, "fen": str, "stipulation": str, "moves": int,
+        "solution_iccs": str, "solution_zh": str, "source": str, "note": str,
+        "verification": str, "solver_version": str, "verified_at": str},
+        pk="id", foreign_keys=[("pattern_id", "patterns", "id")], not_null={"fen"})
+    db["compositions"].create({
+        "id": int, "collection": str, "number": int, "title": str, "fen": str,
+        "stipulation": str, "verdict": str, "moves": int, "main_line_iccs": str,
+        "main_line_zh": str, "source": str, "licence": str}, pk="id", not_null={"fen"})
+    db["examples"].create_index(["pattern_id"])
+    db["compositions"].create_index(["collection", "number"], unique=True)
+    db["compositions"].create_index(["moves"])
+    db.execute("CREATE VIRTUAL TABLE search USING fts5(kind UNINDEXED, ref UNINDEXED, title, body)")
+
+
+_CJK = re.compile(r"([\u3400-\u9fff\uf900-\ufaff])")
+
+
+def spaced(text: str) -> str:
+    """Chinese characters separated by spaces, so the FTS tokenizer indexes each one."""
+    return re.sub(r"\s+", " ", _CJK.sub(r" \1 ", text)).strip()
+
+
+def _index_search(db: sqlite_utils.Database) -> None:
+    rows = []
+    for p in db["patterns"].rows:
+        aliases = " ".join(json.loads(p["aliases_zh"]))
+        rows.append(("pattern", p["id"], spaced(f"{p['name_zh']} {aliases} {p['name_en']}"),
+                     spaced(f"{p['description_zh']} {p['description_en']} {p['tags']}")))
+    for c in db["compositions"].rows:
+        rows.append(("composition", str(c["id"]), spaced(f"{c['collection']} {c['title']}"),
+                     spaced(f"{c['verdict']} {c['stipulation']}")))
+    db.conn.executemany("INSERT INTO search (kind, ref, title, body) VALUES (?, ?, ?, ?)", rows)
+
+
+# -- using a built catalogue ------------------------------------------------------------------
+
+def open_catalogue(path: Path | str | None = None, build_if_missing: bool = True) -> sqlite_utils.Database:
+    """The catalogue database; built from the source files first if it does not exist."""
+    path = Path(path) if path is not None else default_database()
+    if not path.exists():
+        if not build_if_missing:
+            raise CatalogueError(f"no catalogue at {path} (run: xqstudio catalogue build)")
+        build(path)
+    db = sqlite_utils.Database(path)
+    version = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    if version is None or int(version[0]) != SCHEMA_VERSION:
+        raise CatalogueError(f"{path} has schema {version[0] if version else '?'}, this program "
+                             f"reads {SCHEMA_VERSION}: rebuild it with xqstudio catalogue build")
+    return db
+
+
+def search(db: sqlite_utils.Database, query: str, limit: int = 50) -> list[dict]:
+    """Full-text search over names, aliases, descriptions and titles, best matches first."""
+    words = [w for w in re.split(r"\s+", query.strip()) if w]
+    if not words:
+        return []
+    phrase = " AND ".join('"' + spaced(w).replace('"', '""') + '"' for w in words)
+    rows = db.execute(
+        "SELECT kind, ref FROM search WHERE search MATCH ? ORDER BY rank LIMIT ?",
+        [phrase, limit]).fetchall()
+    hits = []
+    for kind, ref in rows:
+        if kind == "pattern":
+            p = db["patterns"].get(ref)
+            hits.append({"kind": kind, "id": ref, "title": f"{p['name_zh']} ({p['name_en']})"})
+        else:
+            c = db["compositions"].get(int(ref))
+            hits.append({"kind": kind, "id": int(ref),
+                         "title": f"{c['collection']} {c['number']} {c['title']}"})
+    return hits
+
+
+def import_file(db: sqlite_utils.Database, path: Path | str, collection: str,
+                verify_seconds: float = 0.0) -> int:
+    """Add every record of a problem file (any format of :mod:`puzzles.formats`) to the
+    compositions of ``collection``, in one transaction: a bad record raises
+    :class:`puzzles.formats.FormatError` (file and line or offset) and nothing is written.
+
+    With ``verify_seconds`` each position is solved (continuous checks first, then quiet
+    moves) within that budget and the verdict recorded; otherwise it is "unverified"."""
+    from .formats import read
+
+    records = read(path)
+    start = db.execute("SELECT coalesce(max(number), 0) FROM compositions WHERE collection = ?",
+                       [collection]).fetchone()[0]
+    rows = []
+    for offset, record in enumerate(records, start=1):
+        board = Board(record.fen)
+        verdict, moves, line = "unverified", None, [Move.from_iccs(m) for m in record.moves]
+        stipulation = "win"
+        if verify_seconds > 0:
+            verdict, stipulation, moves, line = _solve_for_catalogue(board, verify_seconds, line)
+        rows.append({
+            "collection": collection, "number": start + offset,
+            "title": record.tags.get("title") or record.tags.get("event") or "",
+            "fen": board.fen(), "stipulation": stipulation, "verdict": verdict, "moves": moves,
+            "main_line_iccs": " ".join(m.iccs() for m in line),
+            "main_line_zh": " ".join(write_line(board, line, "chinese")),
+            "source": str(Path(path).name), "licence": record.tags.get("licence", ""),
+        })
+    with db.conn:
+        db["compositions"].insert_all(rows)
+        db.conn.executemany(
+            "INSERT INTO search (kind, ref, title, body) VALUES ('composition', ?, ?, ?)",
+            [(str(r[0]), spaced(f"{r[1]} {r[2]}"), spaced(f"{r[3]} {r[4]}")) for r in db.execute(
+                "SELECT id, collection, title, verdict, stipulation FROM compositions "
+                "WHERE collection = ? AND number > ?", [collection, start]).fetchall()])
+    return len(rows)
+
+
+def _solve_for_catalogue(board: Board, seconds: float, recorded: list[Move]):
+    for mode, bound in (("checks", 80), ("any", 10)):
+        result = solve(board, mode=mode, max_moves=bound, limits=Limits(seconds=seconds))
+        if result.verdict == "mate":
+            verdict = "mate" if result.exact else f"mate within {result.length}"
+            return verdict, "checks" if mode == "checks" else "win", result.length, result.main_line
+    return "unproven", "win", None, recorded
+
+
+def export_records(db: sqlite_utils.Database, collection: str | None = None,
+                   pattern: str | None = None) -> list:
+    """Records (for :func:`puzzles.formats.write`) of a collection or of a pattern's examples."""
+    from .formats import Record
+
+    if pattern is not None:
+        rows = db.query("SELECT e.*, p.name_zh FROM examples e JOIN patterns p "
+                        "ON p.id = e.pattern_id WHERE p.id = ? OR p.name_zh = ? ORDER BY e.id",
+                        [pattern, pattern])
+        return [Record(r["fen"], r["solution_iccs"].split(),
+                       {"title": f"{r['name_zh']} {r['moves']}", "event": r["name_zh"],
+                        "result": "1-0"}) for r in rows]
+    sql, params = "SELECT * FROM compositions", []
+    if collection is not None:
+        sql, params = sql + " WHERE collection = ?", [collection]
+    return [Record(r["fen"], r["main_line_iccs"].split(),
+                   {"title": r["title"], "event": f"{r['collection']} {r['number']}",
+                    "result": "1-0" if r["verdict"] == "mate" else "*"})
+            for r in db.query(sql + " ORDER BY collection, number", params)]
