@@ -18,9 +18,9 @@ from typing import Callable
 
 from ._builder import perpetual_check_sets, recheck, retrograde
 from ._index import Indexer
-from .format import TableFile, TableHeader, table_path, write_table
+from .format import TableFile, TableHeader, TableWriter, table_path
 from .material import Material
-from .values import RULES, summarise
+from .values import RULES, summarise_metric
 
 METRICS = ("dtm", "dtc", "dtc60")
 NATURAL_LIMIT_PLIES = 120   # 自然限着: 60 moves by each side without a capture
@@ -51,8 +51,9 @@ def available_memory() -> int:
 
 
 def memory_needed(material: Material, size: int, sub_sizes: list[int]) -> int:
-    """Peak bytes of a build: both metrics' arrays, the candidate bitmaps, loaded sub-tables."""
-    return size * 2 * 2 * len(METRICS) + size // 4 + sum(sub_sizes) * 2 * 2 * len(METRICS)
+    """Peak bytes of a build: one metric's arrays (the metrics are built and stored one after
+    the other), the candidate and rule bitmaps, and that metric of the sub-tables."""
+    return size * 2 * 2 + size // 4 + size // 2 + sum(sub_sizes) * 2 * 2
 
 
 class _Loaded:
@@ -104,9 +105,7 @@ def build(materials: str | list[str], directory: Path | str, threads: int = 1,
         if path.exists() and not (rebuild and name in requested):
             continue
         indexer = indexer_for(material)
-        # Only this build's direct sub-tables are held in memory, read back from their files.
-        loaded = _load_sub_tables(material, directory)
-        sub_sizes = [table.indexer.size for table in loaded.values()]
+        sub_sizes = [indexer_for(sub).size for sub in {s.canonical() for s in material.captures()}]
         need = memory_needed(material, indexer.size, sub_sizes)
         have = available_memory()
         log(f"{name}: {indexer.size * 2:,} positions, needs about {need / 2**20:,.1f} MiB "
@@ -118,12 +117,13 @@ def build(materials: str | list[str], directory: Path | str, threads: int = 1,
         log(f"{name}: estimated {estimate:,.0f} s on {threads} thread(s)")
         if progress is not None and hasattr(progress, "start_table"):
             progress.start_table(name, estimate)
-        arrays, info = _build_one(material, indexer, loaded, threads, log, progress)
-        del loaded
-        counts = summarise(arrays)
-        header = TableHeader(material=name, size=indexer.size, metrics=list(METRICS), rules=RULES,
-                             counts=counts, extra=info)
-        write_table(path, header, arrays)
+        writer = TableWriter(path)
+        try:
+            counts, info = _build_one(material, indexer, directory, threads, log, progress, writer)
+            writer.finish(TableHeader(material=name, size=indexer.size, metrics=list(METRICS),
+                                      rules=RULES, counts=counts, extra=info))
+        finally:
+            writer.close()
         log(f"{name}: written {path} ({path.stat().st_size / 2**20:.2f} MiB)")
         summary[name] = {**info, "counts": counts, "path": str(path), "verified": True}
     return summary
@@ -141,7 +141,9 @@ def estimated_seconds(size: int, threads: int) -> float:
     return size * SECONDS_PER_ENTRY / speedup
 
 
-def _load_sub_tables(material: Material, directory: Path) -> dict[str, _Loaded]:
+def _load_sub_tables(material: Material, directory: Path,
+                     metrics: tuple[str, ...] = METRICS) -> dict[str, _Loaded]:
+    """The direct sub-tables of ``material`` (only ``metrics``), read from their files."""
     loaded = {}
     for sub in material.captures():
         canonical = sub.canonical()
@@ -149,7 +151,7 @@ def _load_sub_tables(material: Material, directory: Path) -> dict[str, _Loaded]:
             continue
         table = TableFile(table_path(directory, str(canonical)))
         try:
-            arrays = {f"{m}/{s}": table.load(m, i) for m in METRICS
+            arrays = {f"{m}/{s}": table.load(m, i) for m in metrics
                       for i, s in enumerate(("red", "black"))}
         finally:
             table.close()
@@ -184,11 +186,13 @@ def _swap64(bits: array.array) -> bytes:
 RULE_ARRAYS = ("rules/checker_red", "rules/checker_black", "rules/victim_red", "rules/victim_black")
 
 
-def _build_one(material: Material, indexer: Indexer, loaded: dict[str, _Loaded], threads: int,
-               log: Callable[[str], None],
-               progress: Callable[[str, int, int], None] | None) -> tuple[dict, dict]:
+def _build_one(material: Material, indexer: Indexer, directory: Path, threads: int,
+               log: Callable[[str], None], progress: Callable[[str, int, int], None] | None,
+               writer: TableWriter) -> tuple[dict, dict]:
+    """Build the metrics one after the other, each with only its own sub-table arrays in
+    memory, and hand each to ``writer`` as soon as it is checked.  Returns (counts, info)."""
     name = str(material)
-    arrays: dict[str, array.array] = {}
+    counts: dict = {}
     # Small tables finish faster on one thread than the threads take to synchronise per pass.
     threads = 1 if indexer.size < SMALL_TABLE else threads
     info: dict = {"threads": threads}
@@ -196,6 +200,7 @@ def _build_one(material: Material, indexer: Indexer, loaded: dict[str, _Loaded],
     apply_rule = material.has_attackers()
     rounds = 0
     for metric in METRICS:
+        loaded = _load_sub_tables(material, directory, (metric,))
         subs = _sub_specs(material, loaded, metric)
         resets, limit = METRIC_RULES[metric]
 
@@ -234,14 +239,16 @@ def _build_one(material: Material, indexer: Indexer, loaded: dict[str, _Loaded],
         info[f"{metric}_passes"] = passes
         info[f"{metric}_seconds"] = round(elapsed, 3)
         info[f"{metric}_recheck_seconds"] = round(check_time, 3)
-        arrays[f"{metric}/red"] = red
-        arrays[f"{metric}/black"] = black
+        for side, values in (("red", red), ("black", black)):
+            summarise_metric(metric, side, values, counts)
+            writer.add(f"{metric}/{side}", values)
+        del red, black, subs, loaded
     info["perpetual_check_rounds"] = rounds
     info["perpetual_check_positions"] = sum(bin(w).count("1") for w in rules[0]) + \
         sum(bin(w).count("1") for w in rules[1])
     for array_name, bits in zip(RULE_ARRAYS, rules):
-        arrays[array_name] = _bitmap_to_u16(bits)
-    return arrays, info
+        writer.add(array_name, _bitmap_to_u16(bits))
+    return counts, info
 
 
 def verify_file(material: str, directory: Path | str, threads: int = 1) -> dict[str, int]:

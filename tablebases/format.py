@@ -70,66 +70,105 @@ def _to_le_bytes(values: array.array) -> bytes:
     return swapped.tobytes()
 
 
-def write_table(path: Path | str, header: TableHeader,
-                arrays: dict[str, array.array]) -> None:
-    """Write ``arrays`` ("dtm/red" -> uint16 array, in the order given) with ``header``,
-    atomically."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    chunks: list[bytes] = []
-    blocks: dict[str, list[list[int]]] = {}
-    checksum = 0
-    order = list(arrays)
-    header.lengths = {name: len(arrays[name]) for name in order}
-    for name in order:
-        raw = _to_le_bytes(arrays[name])
-        checksum = zlib.crc32(raw, checksum)
+class TableWriter:
+    """Writes a table file array by array, so a build can free each metric once it is stored.
+
+    Compressed blocks go to a scratch file beside the target; :meth:`finish` writes the header
+    and the blocks to a temporary name and renames it over the target.  Nothing is left
+    behind if the writer is closed without finishing.
+    """
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, self._scratch_name = tempfile.mkstemp(prefix=self.path.name + ".", suffix=".blocks",
+                                                  dir=self.path.parent)
+        self._scratch = os.fdopen(fd, "w+b")
+        self._blocks: dict[str, list[list[int]]] = {}
+        self._lengths: dict[str, int] = {}
+        self._checksum = 0
+
+    def add(self, name: str, values: array.array) -> None:
+        raw = _to_le_bytes(values)
+        self._checksum = zlib.crc32(raw, self._checksum)
         entries = []
         step = BLOCK_ENTRIES * 2
         for start in range(0, len(raw), step):
             packed = zlib.compress(raw[start:start + step], 6)
             entries.append([len(packed), zlib.crc32(packed)])
-            chunks.append(packed)
-        blocks[name] = entries
-    header.data_checksum = checksum
-    header.blocks = blocks
-    # Offsets depend on the header's length, which depends on the offsets: fix the header size
-    # by reserving digits (offsets are written zero-padded to 12 digits).
-    def header_bytes(base: int) -> bytes:
-        offset = base
-        placed = {}
-        for name in order:
-            rows = []
-            for length, crc in blocks[name]:
-                rows.append([offset, length, crc])
-                offset += length
-            placed[name] = rows
-        header.blocks = placed
-        return header.to_json()
-    probe = header_bytes(10 ** 11)
-    base = len(MAGIC) + 4 + len(probe) + 4
-    encoded = header_bytes(base)
-    encoded = encoded.ljust(len(probe), b" ")
-    if len(encoded) != len(probe):
-        raise AssertionError("header size changed while placing blocks")
-    fd, temp_name = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(MAGIC)
-            handle.write(struct.pack("<I", len(encoded)))
-            handle.write(encoded)
-            handle.write(struct.pack("<I", zlib.crc32(encoded)))
-            for chunk in chunks:
-                handle.write(chunk)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp_name, path)
-    except BaseException:
+            self._scratch.write(packed)
+        self._blocks[name] = entries
+        self._lengths[name] = len(values)
+
+    def finish(self, header: TableHeader) -> None:
+        header.lengths = dict(self._lengths)
+        header.data_checksum = self._checksum
+        order = list(self._blocks)
+
+        # Offsets depend on the header's length, which depends on the offsets: reserve the
+        # width of 12-digit offsets, then pad the real header to that size.
+        def header_bytes(base: int) -> bytes:
+            offset = base
+            placed = {}
+            for name in order:
+                rows = []
+                for length, crc in self._blocks[name]:
+                    rows.append([offset, length, crc])
+                    offset += length
+                placed[name] = rows
+            header.blocks = placed
+            return header.to_json()
+
+        probe = header_bytes(10 ** 11)
+        encoded = header_bytes(len(MAGIC) + 4 + len(probe) + 4).ljust(len(probe), b" ")
+        if len(encoded) != len(probe):
+            raise AssertionError("header size changed while placing blocks")
+        fd, temp_name = tempfile.mkstemp(prefix=self.path.name + ".", suffix=".tmp",
+                                         dir=self.path.parent)
         try:
-            os.unlink(temp_name)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(MAGIC)
+                handle.write(struct.pack("<I", len(encoded)))
+                handle.write(encoded)
+                handle.write(struct.pack("<I", zlib.crc32(encoded)))
+                self._scratch.seek(0)
+                while True:
+                    chunk = self._scratch.read(1 << 20)
+                    if not chunk:
+                        break
+                    handle.write(chunk)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temp_name, self.path)
+        except BaseException:
+            try:
+                os.unlink(temp_name)
+            except FileNotFoundError:
+                pass
+            raise
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        if not self._scratch.closed:
+            self._scratch.close()
+        try:
+            os.unlink(self._scratch_name)
         except FileNotFoundError:
             pass
-        raise
+
+
+def write_table(path: Path | str, header: TableHeader,
+                arrays: dict[str, array.array]) -> None:
+    """Write ``arrays`` ("dtm/red" -> uint16 array, in the order given) with ``header``,
+    atomically."""
+    writer = TableWriter(path)
+    try:
+        for name, values in arrays.items():
+            writer.add(name, values)
+        writer.finish(header)
+    finally:
+        writer.close()
 
 
 def read_header(path: Path | str) -> TableHeader:

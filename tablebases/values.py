@@ -34,24 +34,36 @@ def decode(code: int) -> tuple[int, int | None]:
     return (2 if plies % 2 else -2), plies
 
 
-def summarise(arrays: dict[str, array.array]) -> dict:
-    """Win/draw/loss counts per side to move, and the longest distances, from the DTM arrays."""
+def summarise_metric(metric: str, side: str, values: array.array, counts: dict) -> None:
+    """Add one metric's figures for one side to move to ``counts[side]``: win/draw/loss and
+    the longest DTM from DTM, the longest DTC from DTC, cursed wins from DTC60 (needs DTM's
+    figures first)."""
     from ._builder import histogram
 
-    result = {}
-    for side in ("red", "black"):
-        counts = histogram(arrays[f"dtm/{side}"])
-        wins = sum(n for code, n in counts.items() if code not in (0, ILLEGAL) and (code - 1) % 2)
-        losses = sum(n for code, n in counts.items() if code not in (0, ILLEGAL) and not (code - 1) % 2)
-        decided = [code - 1 for code in counts if code not in (0, ILLEGAL)]
-        result[side] = {"wins": wins, "draws": counts.get(0, 0), "losses": losses,
-                        "illegal": counts.get(ILLEGAL, 0),
-                        "longest_dtm_plies": max(decided, default=0)}
-        dtc = histogram(arrays[f"dtc/{side}"])
-        result[side]["longest_dtc_plies"] = max((c - 1 for c in dtc if c not in (0, ILLEGAL)),
-                                                default=0)
-        dtc60 = histogram(arrays[f"dtc60/{side}"])
-        sound_wins = sum(n for code, n in dtc60.items()
+    result = counts.setdefault(side, {})
+    codes = histogram(values)
+    decided = [code - 1 for code in codes if code not in (0, ILLEGAL)]
+    if metric == "dtm":
+        result.update({
+            "wins": sum(n for code, n in codes.items() if code not in (0, ILLEGAL) and (code - 1) % 2),
+            "draws": codes.get(0, 0),
+            "losses": sum(n for code, n in codes.items()
+                          if code not in (0, ILLEGAL) and not (code - 1) % 2),
+            "illegal": codes.get(ILLEGAL, 0),
+            "longest_dtm_plies": max(decided, default=0)})
+    elif metric == "dtc":
+        result["longest_dtc_plies"] = max(decided, default=0)
+    elif metric == "dtc60":
+        sound_wins = sum(n for code, n in codes.items()
                          if code not in (0, ILLEGAL) and (code - 1) % 2 and code - 1 <= 120)
-        result[side]["cursed_wins"] = wins - sound_wins
-    return result
+        result["cursed_wins"] = result["wins"] - sound_wins
+
+
+def summarise(arrays: dict[str, array.array]) -> dict:
+    """Win/draw/loss counts per side to move and the longest distances (see
+    :func:`summarise_metric`)."""
+    counts: dict = {}
+    for metric in ("dtm", "dtc", "dtc60"):
+        for side in ("red", "black"):
+            summarise_metric(metric, side, arrays[f"{metric}/{side}"], counts)
+    return counts
