@@ -131,3 +131,33 @@ def test_catalogue_commands(data_dir, tmp_path, capsys, monkeypatch):
     out = tmp_path / "kings.pgn"
     assert main(["catalogue", "export", str(out), "--pattern", "facing-kings", "--db", str(path)]) == 0
     assert out.read_text(encoding="utf-8").count("[FEN") == 1
+
+
+def test_recorded_collection_verdicts_replay():
+    """Every 适情雅趣 verdict "mate" in puzzles/data has a main line that replays to mate in the
+    stated number of moves (checking on every Red move for continuous-check problems)."""
+    import csv
+    import re
+
+    from xiangqi import Board
+
+    fens = re.findall(r'\[FEN "([^"]+)"\]',
+                      (DATA_DIR / "shiqingyaqu551.fen").read_text(encoding="utf-8-sig"))
+    with (DATA_DIR / "shiqingyaqu551_verdicts.tsv").open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle, delimiter="\t"))
+    assert len(rows) == len(fens) == 551
+    mates = 0
+    for row in rows:
+        if row["verdict"] != "mate":
+            continue
+        board = Board(fens[int(row["number"]) - 1])
+        line = row["main_line"].split()
+        assert len(line) == 2 * int(row["moves"]) - 1, row["number"]
+        for ply, text in enumerate(line):
+            move = board.parse_iccs(text)
+            if ply % 2 == 0 and row["stipulation"] == "checks":
+                assert board.gives_check(move), (row["number"], ply)
+            board.push(move)
+        assert not board.has_legal_move(), row["number"]
+        mates += 1
+    assert mates > 250
