@@ -63,6 +63,8 @@ class BuildReport:
 
 def load_patterns(data_dir: Path = DATA_DIR) -> list[dict]:
     path = data_dir / "kill_patterns.toml"
+    if not path.exists():
+        raise CatalogueError(f"missing source file {path}")
     try:
         with path.open("rb") as handle:
             patterns = tomllib.load(handle).get("pattern", [])
@@ -246,6 +248,9 @@ def build(path: Path | str | None = None, data_dir: Path = DATA_DIR, verify: boo
             db["compositions"].insert_all(compositions)
             _index_search(db)
         db.conn.close()
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temp_name, 0o666 & ~umask)
         os.replace(temp_name, path)
     except BaseException:
         if os.path.exists(temp_name):

@@ -70,6 +70,13 @@ def _to_le_bytes(values: array.array) -> bytes:
     return swapped.tobytes()
 
 
+def _default_mode() -> int:
+    """0o666 less the umask: what a plainly created file gets (mkstemp makes 0o600)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
 class TableWriter:
     """Writes a table file array by array, so a build can free each metric once it is stored.
 
@@ -139,6 +146,7 @@ class TableWriter:
                     handle.write(chunk)
                 handle.flush()
                 os.fsync(handle.fileno())
+            os.chmod(temp_name, _default_mode())
             os.replace(temp_name, self.path)
         except BaseException:
             try:

@@ -402,3 +402,11 @@ def test_perpetual_check_rule_in_rook_against_horse(table_dir):
             break
     assert checked == 25
     tablebase.close()
+
+
+def test_table_files_get_ordinary_permissions(table_dir):
+    import os
+    umask = os.umask(0)
+    os.umask(umask)
+    mode = table_path(table_dir, "KRK").stat().st_mode & 0o777
+    assert mode == 0o666 & ~umask
