@@ -21,6 +21,9 @@ from .fen import STARTING_FEN, FenError, kings_facing, parse_fen, placement_fen
 from .pieces import BLACK, COLOR_NAMES, KING, RED, Color, Piece, mirror_square, square_name
 
 
+_BLACK_DIAGRAM = {4: "馬", 5: "車", 6: "砲"}
+
+
 class Termination(enum.Enum):
     """Why a game ended."""
     CHECKMATE = "将死"   # no legal move while in check
@@ -186,14 +189,22 @@ class Board(BaseBoard):
         return "\n".join(lines)
 
     def unicode(self) -> str:
-        """The board drawn with Chinese piece characters (Red's side at the bottom)."""
+        """The board drawn with Chinese piece characters, Red's side at the bottom.  Black's
+        horse, rook and cannon are drawn 馬車砲 (as diagrams do) so the sides stay apart
+        without colour."""
         lines = []
         for rank in range(9, -1, -1):
             row = []
             for file in range(9):
                 piece = self.piece_at(rank * 9 + file)
-                row.append(piece.chinese() if piece else "・")
+                if piece is None:
+                    row.append("・")
+                elif piece.color == BLACK:
+                    row.append(_BLACK_DIAGRAM.get(piece.piece_type, piece.chinese()))
+                else:
+                    row.append(piece.chinese())
             lines.append(f"{rank} " + "".join(row))
+        lines.append("  " + "".join(("ａ", "ｂ", "ｃ", "ｄ", "ｅ", "ｆ", "ｇ", "ｈ", "ｉ")))
         return "\n".join(lines)
 
 
