@@ -407,39 +407,26 @@ cdef class Search:
         self.attacker = self.state.turn
 
     def prove(self, int remaining):
-        """Run df-pn from the set position with ``remaining`` attacker moves.
-
-        Returns (status, proof length in attacker moves or None)."""
-        cdef uint32_t pn, dn
-        cdef int length
-        cdef bint tainted
-        self.stopped = 0
-        if remaining <= 0:
-            return DISPROVEN, None
-        self.mid(True, remaining, INF, INF, &pn, &dn, &length, &tainted)
-        while pn != 0 and dn != 0 and not self.stopped:
-            before = self.nodes
-            self.mid(True, remaining, INF, INF, &pn, &dn, &length, &tainted)
-            if self.nodes == before:
-                break
-        if pn == 0:
-            return PROVEN, length
-        if dn == 0:
-            return DISPROVEN, None
-        return UNKNOWN, None
+        """Run df-pn from the set position (attacker to move) with ``remaining`` attacker
+        moves.  Returns (status, proof length in attacker moves or None)."""
+        return self._run(True, remaining)
 
     def value(self, BaseBoard board, int remaining, bint or_node=True):
         """(status, length) of ``board`` from the table or a fresh search: used to walk and
         check proof trees.  ``board`` shares the searcher's history semantics."""
-        cdef uint32_t pn, dn
-        cdef int length
-        cdef bint tainted
         self.set_position(board)
         self.attacker = self.state.turn if or_node else self.state.turn ^ 1
+        return self._run(or_node, remaining)
+
+    def _run(self, bint or_node, int remaining):
+        """Iterate MID at the root until it is solved, a limit stops it, or it stalls."""
+        cdef uint32_t pn = 1, dn = 1
+        cdef int length = 0
+        cdef bint tainted
+        cdef long long before
         self.stopped = 0
         if or_node and remaining <= 0:
             return DISPROVEN, None
-        self.mid(or_node, remaining, INF, INF, &pn, &dn, &length, &tainted)
         while pn != 0 and dn != 0 and not self.stopped:
             before = self.nodes
             self.mid(or_node, remaining, INF, INF, &pn, &dn, &length, &tainted)

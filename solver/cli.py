@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from xiangqi import Board, FenError
+from xiangqi.cli import _board
 from xiangqi.notation import write_line
 
 from .search import Limits, SolverError, solve
@@ -46,14 +46,6 @@ class LiveProgress:
     def finish(self) -> None:
         if not self.quiet:
             sys.stderr.write("\r" + " " * 78 + "\r")
-
-
-def _board(fen: str) -> Board | None:
-    try:
-        return Board(fen)
-    except FenError as error:
-        print(f"error: invalid FEN: {error}", file=sys.stderr)
-        return None
 
 
 def cmd_solve(args: argparse.Namespace) -> int:

@@ -148,21 +148,9 @@ class Solver:
         remaining = length
         while remaining > 0:
             if board.turn == self.attacker:
-                chosen = None
-                for move in self.attacker_moves(board):
-                    board.push_unchecked(move)
-                    status, _ = self.value(board, remaining - 1)
-                    board.pop()
-                    if status == PROVEN:
-                        chosen = move
-                        break
-                    if status == UNKNOWN:
-                        return line
-                if chosen is None:
-                    return line
-                line.append(chosen)
-                board.push_unchecked(chosen)
-                remaining -= 1
+                # A fastest mate: a move after which the mate needs ``remaining - 1`` more.
+                chosen = self._first_with(board, self.attacker_moves(board), remaining - 1,
+                                          PROVEN)
             else:
                 # Along a minimal line this defender node needs exactly ``remaining`` more
                 # attacker moves, so the longest defences are the replies after which the
@@ -170,21 +158,28 @@ class Solver:
                 replies = sorted(board.legal_moves, key=Move.iccs)
                 if not replies:
                     break
-                chosen = None
-                for move in replies:
-                    board.push_unchecked(move)
-                    status, _ = self.value(board, remaining - 1)
-                    board.pop()
-                    if status == DISPROVEN:
-                        chosen = move
-                        break
-                    if status == UNKNOWN:
-                        return line
-                if chosen is None:
-                    return line
-                line.append(chosen)
-                board.push_unchecked(chosen)
+                chosen = self._first_with(board, replies, remaining - 1, DISPROVEN)
+            if chosen is None:
+                return line
+            line.append(chosen)
+            board.push_unchecked(chosen)
+            if board.turn != self.attacker:
+                remaining -= 1
         return line
+
+    def _first_with(self, board: Board, moves: list[Move], remaining: int,
+                    wanted: str) -> Move | None:
+        """The first of ``moves`` after which ``value(remaining)`` is ``wanted`` (None if
+        none is, or a limit stopped the search)."""
+        for move in moves:
+            board.push_unchecked(move)
+            status, _ = self.value(board, remaining)
+            board.pop()
+            if status == wanted:
+                return move
+            if status == UNKNOWN:
+                return None
+        return None
 
     def tree(self, length: int, max_nodes: int = 2000) -> TreeNode | None:
         """The full solution tree (every defence), or None if it has more than ``max_nodes``."""
