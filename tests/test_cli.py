@@ -119,8 +119,7 @@ def test_usage_errors_exit_2(capsys):
 
 def test_console_script():
     script = Path(sys.executable).parent / "xqstudio"
-    if not script.exists():
-        pytest.skip(f"console script not installed next to {sys.executable}")
+    assert script.exists(), f"console script not installed next to {sys.executable}"
     result = subprocess.run([str(script), "perft", STARTING_FEN, "2"], capture_output=True,
                             text=True, timeout=60)
     assert result.returncode == 0, result.stderr
