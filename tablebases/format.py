@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 MAGIC = b"XQTB"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2   # 2: DTC60 and the perpetual-check bitmaps
 INDEX_LAYOUT_VERSION = 1
 BLOCK_ENTRIES = 1 << 15
 SUFFIX = ".xqtb"
