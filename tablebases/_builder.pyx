@@ -70,6 +70,13 @@ cdef inline int64_t moved_index(Context* c, BoardState* s, int64_t base, int mov
     return index
 
 
+cdef inline int conversion_distance(Context* c, int plies) noexcept nogil:
+    """The distance a capture's sub-table value counts for: all of it for DTM; for DTC the
+    count ends at the capture, keeping only the parity that says who wins (0: the side to move
+    there loses, 1: it wins), so a loss reached by one's own capture counts 2 plies."""
+    return (plies & 1) if c.capture_resets else plies
+
+
 cdef inline int load(Context* c, BoardState* s, int stm, int64_t idx) noexcept nogil:
     """Set up position ``idx`` with ``stm`` to move; -1 if it is not a legal position."""
     if ix_decode(c.ix, idx, s) < 0:
@@ -122,7 +129,7 @@ cdef void init_position(Context* c, BoardState* s, int stm, int64_t idx) noexcep
             escape = True
             continue
         plies = (code & DISTANCE_MASK) - 1
-        d = 0 if c.capture_resets else plies
+        d = conversion_distance(c, plies)
         if plies % 2 == 0:
             if d + 1 < best_win:
                 best_win = d + 1
@@ -207,7 +214,7 @@ cdef int64_t verify_candidate(Context* c, BoardState* s, int stm, int64_t idx, i
         if plies % 2 == 0:
             return 0
         if captured != EMPTY:
-            d = 0 if c.capture_resets else plies
+            d = conversion_distance(c, plies)
         else:
             if plies > n - 1:
                 return 0
@@ -378,7 +385,7 @@ cdef int expected_code(Context* c, BoardState* s, int stm, int64_t idx) noexcept
             draw = True
             continue
         plies = (code & DISTANCE_MASK) - 1
-        d = 0 if (captured != EMPTY and c.capture_resets) else plies
+        d = conversion_distance(c, plies) if captured != EMPTY else plies
         if plies % 2 == 0:
             if d + 1 < best_win:
                 best_win = d + 1

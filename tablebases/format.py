@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 MAGIC = b"XQTB"
-FORMAT_VERSION = 2   # 2: DTC60 and the perpetual-check bitmaps
+FORMAT_VERSION = 3   # 2: DTC60 and rule bitmaps; 3: DTC keeps the winner of a capture
 INDEX_LAYOUT_VERSION = 1
 BLOCK_ENTRIES = 1 << 15
 SUFFIX = ".xqtb"

@@ -410,3 +410,22 @@ def test_table_files_get_ordinary_permissions(table_dir):
     os.umask(umask)
     mode = table_path(table_dir, "KRK").stat().st_mode & 0o777
     assert mode == 0o666 & ~umask
+
+
+@pytest.mark.parametrize("material", SMALL + ["KRNK"])
+def test_metrics_agree_on_who_wins(table_dir, tmp_path, material):
+    """DTM and DTC give every position the same winner; DTC60 the same or a draw (cursed)."""
+    if material == "KRNK":          # two attackers against a bare king: captures both ways
+        build(["KRNK"], table_dir, log=lambda line: None)
+    table = TableFile(table_path(table_dir, material))
+
+    def winner(code):
+        return None if code in (0, ILLEGAL) else (code - 1) % 2
+
+    for side in (0, 1):
+        dtm, dtc, dtc60 = (table.load(m, side) for m in ("dtm", "dtc", "dtc60"))
+        for a, b, c in zip(dtm, dtc, dtc60):
+            assert (a == ILLEGAL) == (b == ILLEGAL) == (c == ILLEGAL)
+            assert winner(a) == winner(b)
+            assert winner(c) in (winner(a), None)
+    table.close()
