@@ -41,6 +41,7 @@ cdef extern from *:
     int tb_bit(const uint64_t* bits, int64_t i) nogil
 
 DEF BIG = 1 << 30
+DEF FORBIDDEN = -1
 
 
 cdef inline int sub_code(Context* c, BoardState* s, int captured) noexcept nogil:
@@ -95,6 +96,26 @@ cdef inline bint forbidden(Context* c, BoardState* s, int stm, int64_t sidx) noe
     """For a position that must stop checking, with a quiet move just made on ``s``: is the
     move one of the perpetual checks it may no longer play?"""
     return sidx >= 0 and tb_bit(c.victim[stm ^ 1], sidx) and bs_king_attacked(s, stm ^ 1)
+
+
+cdef inline int successor_code(Context* c, BoardState* s, int stm, int64_t idx, int move,
+                               bint restricted) noexcept nogil:
+    """The code of the position after ``move`` from decoded ``idx`` (a sub-table's for a
+    capture), or FORBIDDEN for a perpetual check the side may no longer play."""
+    cdef int captured = s.squares[xq_move_to(move)]
+    cdef int code
+    cdef int64_t sidx
+    bs_make(s, move)
+    if captured != EMPTY:
+        code = sub_code(c, s, captured)
+    else:
+        sidx = moved_index(c, s, idx, move)
+        if restricted and forbidden(c, s, stm, sidx):
+            code = FORBIDDEN
+        else:
+            code = c.values[stm ^ 1][sidx] if sidx >= 0 else ILLEGAL
+    bs_unmake(s)
+    return code
 
 
 cdef void init_position(Context* c, BoardState* s, int stm, int64_t idx) noexcept nogil:
@@ -198,16 +219,9 @@ cdef int64_t verify_candidate(Context* c, BoardState* s, int stm, int64_t idx, i
     count = bs_legal_moves(s, moves)
     for i in range(count):
         captured = s.squares[xq_move_to(moves[i])]
-        bs_make(s, moves[i])
-        if captured != EMPTY:
-            code = sub_code(c, s, captured)
-        else:
-            sidx = moved_index(c, s, idx, moves[i])
-            if restricted and forbidden(c, s, stm, sidx):
-                bs_unmake(s)
-                continue
-            code = c.values[stm ^ 1][sidx] if sidx >= 0 else ILLEGAL
-        bs_unmake(s)
+        code = successor_code(c, s, stm, idx, moves[i], restricted)
+        if code == FORBIDDEN:
+            continue
         if code == 0 or code == ILLEGAL or (code & TENTATIVE):
             return 0
         plies = (code & DISTANCE_MASK) - 1
@@ -366,19 +380,10 @@ cdef int expected_code(Context* c, BoardState* s, int stm, int64_t idx) noexcept
     restricted = must_stop_checking(c, stm, idx)
     for i in range(count):
         captured = s.squares[xq_move_to(moves[i])]
-        bs_make(s, moves[i])
-        if captured != EMPTY:
-            code = sub_code(c, s, captured)
-        else:
-            sidx = moved_index(c, s, idx, moves[i])
-            if restricted and forbidden(c, s, stm, sidx):
-                bs_unmake(s)
-                continue
-            allowed += 1
-            code = c.values[stm ^ 1][sidx] if sidx >= 0 else ILLEGAL
-        bs_unmake(s)
-        if captured != EMPTY:
-            allowed += 1
+        code = successor_code(c, s, stm, idx, moves[i], restricted)
+        if code == FORBIDDEN:
+            continue
+        allowed += 1
         if code == ILLEGAL:
             return -2                   # a legal move reached an illegal entry: corrupt
         if code == 0:
