@@ -25,6 +25,7 @@ import re
 import sqlite3
 import tempfile
 import tomllib
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
@@ -46,7 +47,13 @@ COLLECTIONS = {
 
 
 class CatalogueError(ValueError):
-    """Source data that cannot be compiled, or a request the catalogue cannot answer."""
+    """Source data that cannot be compiled, or a request the catalogue cannot answer.
+
+    ``problems`` lists every located problem of a failed build (empty otherwise)."""
+
+    def __init__(self, message: str, problems: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.problems = list(problems or [])
 
 
 @dataclass
@@ -216,7 +223,8 @@ def build(path: Path | str | None = None, data_dir: Path = DATA_DIR, verify: boo
             "verified_at": now if verify else None,
         })
     if report.problems:
-        raise CatalogueError("the catalogue was not built:\n  " + "\n  ".join(report.problems))
+        raise CatalogueError("the catalogue was not built:\n  " + "\n  ".join(report.problems),
+                             report.problems)
     compositions = load_great_four(data_dir)
     for key in COLLECTIONS:
         compositions.extend(load_compositions(key, data_dir))
@@ -321,13 +329,11 @@ def open_catalogue(path: Path | str | None = None, build_if_missing: bool = True
 
 def search(db: sqlite_utils.Database, query: str, limit: int = 50) -> list[dict]:
     """Full-text search over names, aliases, descriptions and titles, best matches first."""
-    words = [w for w in re.split(r"\s+", query.strip()) if w]
-    if not words:
+    if not query.strip():
         return []
-    phrase = " AND ".join('"' + spaced(w).replace('"', '""') + '"' for w in words)
     rows = db.execute(
         "SELECT kind, ref FROM search WHERE search MATCH ? ORDER BY rank LIMIT ?",
-        [phrase, limit]).fetchall()
+        [_match_expression(query), limit]).fetchall()
     hits = []
     for kind, ref in rows:
         if kind == "pattern":
@@ -338,6 +344,279 @@ def search(db: sqlite_utils.Database, query: str, limit: int = 50) -> list[dict]
             hits.append({"kind": kind, "id": int(ref),
                          "title": f"{c['collection']} {c['number']} {c['title']}"})
     return hits
+
+
+# -- browsing: examples and compositions as one list ------------------------------------------
+
+# Attacking pieces in the order material signatures use (tablebases.material: K R N C P A B).
+PIECE_ORDER = "RNCPAB"
+_PIECE_LETTERS = {
+    "车": "R", "車": "R", "俥": "R", "马": "N", "馬": "N", "傌": "N", "H": "N", "炮": "C",
+    "砲": "C", "包": "C", "兵": "P", "卒": "P", "仕": "A", "士": "A", "相": "B", "象": "B",
+    "E": "B", "帅": "K", "帥": "K", "将": "K", "將": "K",
+}
+KINDS = ("example", "composition")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One kill-pattern example or one composition, as a browser lists it.
+
+    ``kind`` is "example" or "composition" and ``id`` its row in that table.  An example has a
+    ``pattern`` (id) and ``pattern_name`` (Chinese) and ``number``, its place among the
+    pattern's examples; a composition has a ``collection`` and its ``number`` there.
+    ``verdict`` is the solver's ("mate", "no mate", "unproven", ...; an example's is "mate"),
+    ``moves`` the length of the forced mate in attacker moves (None if not known),
+    ``main_line`` its moves in ICCS, ``main_line_zh`` the same in Chinese notation.
+    ``pieces`` is the material of the side to move (the attacker) without its king, in the
+    order R N C P A B (``"RRC"``).  ``source`` says where the position comes from, ``note``
+    what an example's mating picture shows (empty for compositions).  ``verification`` says
+    how an example's mate was checked ("verified" by the solver, or "replayed"); None for
+    compositions.
+    """
+    kind: str
+    id: int
+    title: str
+    pattern: str | None
+    pattern_name: str | None
+    collection: str | None
+    number: int
+    fen: str
+    stipulation: str
+    verdict: str
+    moves: int | None
+    main_line: list[str]
+    main_line_zh: str
+    pieces: str
+    source: str
+    note: str
+    verification: str | None
+
+
+@dataclass(frozen=True)
+class Page:
+    """A page of :func:`query`: ``total`` entries match, ``entries`` holds those from
+    ``offset`` on (at most ``limit``; None: all)."""
+    total: int
+    offset: int
+    limit: int | None
+    entries: list[Entry]
+
+
+@dataclass(frozen=True)
+class PatternSummary:
+    """A kill pattern: names, descriptions, the pieces it uses (FEN letters, K included),
+    search tags, and its number of examples."""
+    id: str
+    name_zh: str
+    name_en: str
+    aliases_zh: list[str]
+    description_zh: str
+    description_en: str
+    pieces: list[str]
+    tags: list[str]
+    examples: int
+
+
+@dataclass(frozen=True)
+class CollectionSummary:
+    """A collection of compositions: its name, size, and how many have each verdict
+    (``{"mate": 239, "unproven": 214, "no mate within 10": 79, ...}``, most first)."""
+    name: str
+    compositions: int
+    verdicts: dict[str, int]
+
+
+def attacker_pieces(fen: str) -> str:
+    """The pieces of the side to move other than its king, in the order R N C P A B.
+
+    >>> attacker_pieces("3k5/9/9/9/9/9/9/9/4C4/R2K4R w - - 0 1")
+    'RRC'
+    >>> attacker_pieces("3k5/9/9/9/9/9/9/9/4C4/R2K4R b")
+    ''
+    """
+    placement, side = fen.split()[:2]
+    red = side in ("w", "r")
+    own = (c for c in placement if c.isalpha() and c.isupper() == red)
+    return "".join(sorted((c.upper() for c in own if c.upper() != "K"), key=PIECE_ORDER.index))
+
+
+def parse_pieces(text: str) -> str:
+    """Pieces named by FEN letters (``RNC``, any case, H/E for N/B) or Chinese characters
+    (``车马炮``, traditional too), in canonical order; kings are dropped.
+
+    >>> parse_pieces("炮车c"), parse_pieces("KRh")
+    ('RCC', 'RN')
+    >>> parse_pieces("RQ")
+    Traceback (most recent call last):
+    ...
+    puzzles.catalogue.CatalogueError: unknown piece 'Q' in 'RQ' (use R N C P A B or 车马炮兵仕相)
+    """
+    letters = []
+    for char in text:
+        if char.isspace():
+            continue
+        letter = _PIECE_LETTERS.get(char, _PIECE_LETTERS.get(char.upper(), char.upper()))
+        if letter == "K":
+            continue
+        if letter not in PIECE_ORDER:
+            raise CatalogueError(f"unknown piece {char!r} in {text!r} (use R N C P A B or "
+                                 "车马炮兵仕相)")
+        letters.append(letter)
+    return "".join(sorted(letters, key=PIECE_ORDER.index))
+
+
+def _has_pieces(fen: str, wanted: str) -> int:
+    return int(Counter(wanted) <= Counter(attacker_pieces(fen)))
+
+
+# Examples and compositions in one relation; examples first (in pattern order), then the
+# compositions by collection and number.
+_ENTRIES_SQL = """
+SELECT 'example' AS kind, e.id AS id, p.name_zh || ' 例' || row_number() OVER win AS title,
+       e.pattern_id AS pattern, p.name_zh AS pattern_name, NULL AS collection,
+       row_number() OVER win AS number, e.fen AS fen, e.stipulation AS stipulation,
+       'mate' AS verdict, e.moves AS moves, e.solution_iccs AS main_line,
+       e.solution_zh AS main_line_zh, e.source AS source, e.note AS note,
+       e.verification AS verification,
+       0 AS kind_order, p.rowid AS group_order, '' AS collection_order
+FROM examples e JOIN patterns p ON p.id = e.pattern_id
+WINDOW win AS (PARTITION BY e.pattern_id ORDER BY e.id)
+UNION ALL
+SELECT 'composition', c.id, c.title, NULL, NULL, c.collection, c.number, c.fen, c.stipulation,
+       c.verdict, c.moves, c.main_line_iccs, c.main_line_zh, c.source, '', NULL, 1, 0,
+       c.collection
+FROM compositions c
+"""
+
+
+def query(db: sqlite_utils.Database, text: str | None = None, pattern: str | None = None,
+          collection: str | None = None, pieces: str | None = None,
+          min_moves: int | None = None, max_moves: int | None = None, kind: str | None = None,
+          verdict: str | None = None, limit: int | None = 50, offset: int = 0) -> Page:
+    """Examples and compositions matching every filter given, a page at a time.
+
+    ``text``: full-text search (as :func:`search`; an example matches through its pattern's
+    names, aliases and descriptions), best matches first.  ``pattern``: a pattern's id,
+    Chinese name or alias (only its examples match).  ``collection``: a collection's name
+    (only its compositions match).  ``pieces``: the attacker has at least these pieces
+    besides its king (``"RN"``: a rook and a horse, maybe more; ``"RR"``: two rooks),
+    see :func:`parse_pieces`.  ``min_moves``/``max_moves``: the forced mate's length in
+    attacker moves (entries of unknown length are left out when either is given).
+    ``kind``: "example" or "composition".  ``verdict``: e.g. "mate".  Without ``text`` the
+    order is the examples in pattern order, then the compositions by collection and number.
+    An unknown pattern or collection, a bad piece or kind raises :class:`CatalogueError`.
+    """
+    if kind is not None and kind not in KINDS:
+        raise CatalogueError(f"unknown kind {kind!r} (use example or composition)")
+    if offset < 0 or (limit is not None and limit < 0):
+        raise CatalogueError("limit and offset cannot be negative")
+    where, params = [], []
+    if kind is not None:
+        where.append("kind = ?")
+        params.append(kind)
+    if pattern is not None:
+        where.append("pattern = ?")
+        params.append(pattern_of(db, pattern).id)
+    if collection is not None:
+        if db.execute("SELECT 1 FROM compositions WHERE collection = ? LIMIT 1",
+                      [collection]).fetchone() is None:
+            known = "、".join(c.name for c in list_collections(db))
+            raise CatalogueError(f"no collection {collection!r} (known: {known})")
+        where.append("collection = ?")
+        params.append(collection)
+    if pieces is not None:
+        wanted = parse_pieces(pieces)
+        if wanted:
+            db.conn.create_function("has_pieces", 2, _has_pieces, deterministic=True)
+            where.append("has_pieces(fen, ?)")
+            params.append(wanted)
+    if min_moves is not None:
+        where.append("moves >= ?")
+        params.append(min_moves)
+    if max_moves is not None:
+        where.append("moves <= ?")
+        params.append(max_moves)
+    if verdict is not None:
+        where.append("verdict = ?")
+        params.append(verdict)
+    source = f"({_ENTRIES_SQL}) AS entries"
+    order = "kind_order, group_order, collection_order, number"
+    if text is not None and text.strip():
+        # Examples match through their pattern's row, compositions through their own.
+        source += (" JOIN (SELECT kind AS hit_kind, ref, rank FROM search WHERE search MATCH ?)"
+                   " AS hits ON (hit_kind = 'pattern' AND kind = 'example' AND ref = pattern)"
+                   " OR (hit_kind = 'composition' AND kind = 'composition'"
+                   " AND ref = CAST(id AS TEXT))")
+        params.insert(0, _match_expression(text))
+        order = "rank, " + order
+    condition = f" WHERE {' AND '.join(where)}" if where else ""
+    total = db.execute(f"SELECT count(*) FROM {source}{condition}", params).fetchone()[0]
+    page_sql = f"SELECT * FROM {source}{condition} ORDER BY {order} LIMIT ? OFFSET ?"
+    rows = db.query(page_sql, params + [-1 if limit is None else limit, offset])
+    return Page(total, offset, limit, [_entry(row) for row in rows])
+
+
+def _entry(row: dict) -> Entry:
+    return Entry(row["kind"], row["id"], row["title"], row["pattern"], row["pattern_name"],
+                 row["collection"], row["number"], row["fen"], row["stipulation"],
+                 row["verdict"], row["moves"], (row["main_line"] or "").split(),
+                 row["main_line_zh"] or "", attacker_pieces(row["fen"]), row["source"] or "",
+                 row["note"] or "", row["verification"])
+
+
+def _match_expression(text: str) -> str:
+    """An FTS5 query: every whitespace-separated word as a phrase of its characters."""
+    words = [w for w in re.split(r"\s+", text.strip()) if w]
+    return " AND ".join('"' + spaced(w).replace('"', '""') + '"' for w in words)
+
+
+def get_entry(db: sqlite_utils.Database, kind: str, entry_id: int) -> Entry:
+    """The example or composition ``entry_id`` (its row in the table of ``kind``)."""
+    if kind not in KINDS:
+        raise CatalogueError(f"unknown kind {kind!r} (use example or composition)")
+    rows = list(db.query(f"SELECT * FROM ({_ENTRIES_SQL}) WHERE kind = ? AND id = ?",
+                         [kind, entry_id]))
+    if not rows:
+        raise CatalogueError(f"no {kind} {entry_id}")
+    return _entry(rows[0])
+
+
+def pattern_of(db: sqlite_utils.Database, name: str) -> PatternSummary:
+    """The pattern with this id, Chinese name or alias."""
+    summaries = _pattern_summaries(
+        db, "WHERE p.id = ? OR p.name_zh = ? OR EXISTS "
+            "(SELECT 1 FROM json_each(p.aliases_zh) WHERE value = ?)", [name, name, name])
+    if not summaries:
+        raise CatalogueError(f"no pattern {name!r} (an id such as facing-kings, a Chinese name "
+                             "or an alias)")
+    return summaries[0]
+
+
+def list_patterns(db: sqlite_utils.Database) -> list[PatternSummary]:
+    """Every kill pattern in the source order, with its number of examples."""
+    return _pattern_summaries(db, "", [])
+
+
+def _pattern_summaries(db: sqlite_utils.Database, condition: str,
+                       params: list) -> list[PatternSummary]:
+    rows = db.query(f"SELECT p.*, count(e.id) AS examples FROM patterns p LEFT JOIN examples e "
+                    f"ON e.pattern_id = p.id {condition} GROUP BY p.id ORDER BY p.rowid", params)
+    return [PatternSummary(r["id"], r["name_zh"], r["name_en"], json.loads(r["aliases_zh"]),
+                           r["description_zh"], r["description_en"], json.loads(r["pieces"]),
+                           json.loads(r["tags"]), r["examples"])
+            for r in rows]
+
+
+def list_collections(db: sqlite_utils.Database) -> list[CollectionSummary]:
+    """Every collection of compositions, by name, with its size and verdict counts."""
+    verdicts: dict[str, dict[str, int]] = {}
+    for name, verdict, count in db.execute(
+            "SELECT collection, verdict, count(*) FROM compositions GROUP BY collection, verdict "
+            "ORDER BY collection, count(*) DESC, verdict"):
+        verdicts.setdefault(name, {})[verdict] = count
+    return [CollectionSummary(name, sum(counts.values()), counts)
+            for name, counts in verdicts.items()]
 
 
 def import_file(db: sqlite_utils.Database, path: Path | str, collection: str,

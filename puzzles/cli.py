@@ -1,27 +1,80 @@
-"""Catalogue subcommands: ``catalogue build|list|show|search|import|export``."""
+"""Catalogue subcommands: ``catalogue build|list|show|search|import|export``.
+
+Each prints text for a person; with ``--json`` it prints one JSON document on stdout instead
+(UTF-8, Chinese as is), in these shapes (an *entry* is a :class:`puzzles.catalogue.Entry` as a
+JSON object: kind, id, title, pattern, pattern_name, collection, number, fen, stipulation,
+verdict, moves, main_line, main_line_zh, pieces, source, note, verification):
+
+=======================  ======================================================================
+command                  JSON
+=======================  ======================================================================
+build                    ``{"path", "patterns", "examples", "compositions", "verified"}``
+list [patterns]          ``{"patterns": [{"id", "name_zh", "name_en", "aliases_zh",
+                         "description_zh", "description_en", "pieces", "tags", "examples"}]}``
+                         (``examples``: how many)
+list collections         ``{"collections": [{"name", "compositions", "verdicts": {verdict:
+                         count}}]}``
+list compositions        ``{"total", "offset", "limit", "entries": [entry]}`` (``limit`` null:
+list examples            all)
+show ID                  a composition: its entry with ``"licence"`` added
+show PATTERN             ``{"kind": "pattern", "id", "name_zh", "name_en", "aliases_zh",
+                         "description_zh", "description_en", "pieces", "tags",
+                         "examples": [entry]}`` (a pattern's entries, not its count)
+search TEXT              ``{"query", "hits": [{"kind", "id", "title"}]}`` (kind "pattern" or
+                         "composition")
+import FILE              ``{"file", "collection", "imported", "first_number", "last_number",
+                         "verdicts": {verdict: count}}``
+export FILE              ``{"file", "format", "records"}``
+=======================  ======================================================================
+
+On failure the exit status is 1, the message goes to stderr, and with ``--json`` stdout holds
+``{"error": message}`` -- with ``"problems"`` (every located problem) for a failed build and
+``"file"``, ``"line"``, ``"offset"`` for a file that cannot be read or written.
+"""
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from dataclasses import asdict
 from pathlib import Path
 
 from xiangqi import Board
 
-from .catalogue import CatalogueError, build, export_records, import_file, open_catalogue, search
+from .catalogue import (CatalogueError, Entry, build, export_records, get_entry, import_file,
+                        list_collections, list_patterns, open_catalogue, pattern_of, query,
+                        search)
 from .paths import default_database
 
+_ENTRY_FILTERS = ("collection", "pattern", "text", "pieces", "min_moves", "max_moves",
+                  "verdict", "limit", "offset")
 
-def _db(args):
-    return open_catalogue(args.db)
+
+def _emit(document) -> None:
+    print(json.dumps(document, ensure_ascii=False))
+
+
+def _fail(args: argparse.Namespace, message: str, **details) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    if args.json:
+        _emit({"error": message, **details})
+    return 1
+
+
+def _moves_text(entry: Entry) -> str:
+    return f"{entry.moves} moves" if entry.moves else ""
 
 
 def cmd_build(args: argparse.Namespace) -> int:
     try:
         report = build(args.db, verify=args.verify)
     except CatalogueError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
+        return _fail(args, str(error), problems=error.problems)
+    if args.json:
+        _emit({"path": str(report.path), "patterns": report.patterns,
+               "examples": report.examples, "compositions": report.compositions,
+               "verified": report.verified})
+        return 0
     print(f"{report.path}: {report.patterns} kill patterns, {report.examples} examples"
           f"{' (all verified by the solver)' if args.verify else ' (solutions replayed)'}, "
           f"{report.compositions} compositions")
@@ -29,84 +82,92 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    db = _db(args)
+    db = open_catalogue(args.db)
+    if args.what in ("patterns", "collections"):
+        given = [f"--{name.replace('_', '-')}" for name in _ENTRY_FILTERS
+                 if getattr(args, name) not in (None, 0)]
+        if given:
+            return _fail(args, f"{', '.join(given)} apply to compositions and examples, not to "
+                               f"{args.what}")
     if args.what == "patterns":
-        rows = list(db.query(
-            "SELECT p.id, p.name_zh, p.name_en, count(e.id) AS examples FROM patterns p "
-            "LEFT JOIN examples e ON e.pattern_id = p.id GROUP BY p.id ORDER BY p.rowid"))
+        patterns = list_patterns(db)
         if args.json:
-            print(json.dumps(rows, ensure_ascii=False))
+            _emit({"patterns": [asdict(p) for p in patterns]})
             return 0
-        for r in rows:
-            print(f"{r['id']:<24} {r['name_zh']:<8}\t{r['name_en']:<34} {r['examples']} examples")
+        for p in patterns:
+            print(f"{p.id:<24} {p.name_zh:<8}\t{p.name_en:<40} {p.examples} examples")
         return 0
-    where, params = [], []
-    if args.collection:
-        where.append("collection = ?")
-        params.append(args.collection)
-    if args.max_moves:
-        where.append("moves <= ?")
-        params.append(args.max_moves)
-    sql = "SELECT id, collection, number, title, verdict, moves FROM compositions"
-    if where:
-        sql += " WHERE " + " AND ".join(where)
-    rows = list(db.query(sql + " ORDER BY collection, number", params))
+    if args.what == "collections":
+        collections = list_collections(db)
+        if args.json:
+            _emit({"collections": [asdict(c) for c in collections]})
+            return 0
+        for c in collections:
+            verdicts = ", ".join(f"{count} {verdict}" for verdict, count in c.verdicts.items())
+            print(f"{c.name}\t{c.compositions} compositions ({verdicts})")
+        return 0
+    page = query(db, text=args.text, pattern=args.pattern, collection=args.collection,
+                 pieces=args.pieces, min_moves=args.min_moves, max_moves=args.max_moves,
+                 kind=args.what[:-1], verdict=args.verdict, limit=args.limit,
+                 offset=args.offset)
     if args.json:
-        print(json.dumps(rows, ensure_ascii=False))
+        _emit(asdict(page))
         return 0
-    for r in rows:
-        length = f"{r['moves']} moves" if r["moves"] else ""
-        print(f"{r['id']:>5}  {r['collection']} {r['number']:>3}  {r['title']:<12}\t"
-              f"{r['verdict']:<10} {length}")
+    for e in page.entries:
+        if e.kind == "composition":
+            print(f"{e.id:>5}  {e.collection} {e.number:>3}  {e.title:<12}\t{e.verdict:<10} "
+                  f"{_moves_text(e)}")
+        else:
+            print(f"{e.id:>5}  {e.title:<10}\t{e.stipulation:<7} mate in {e.moves}  "
+                  f"attacker {e.pieces}")
+    if not page.entries:
+        print(f"none after the first {page.offset} of {page.total}" if page.total
+              else "nothing matches")
+    elif len(page.entries) < page.total:
+        print(f"({page.offset + 1}-{page.offset + len(page.entries)} of {page.total}; "
+              "--offset for more)")
     return 0
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    db = _db(args)
+    db = open_catalogue(args.db)
     if args.ref.isdigit():
-        rows = list(db.query("SELECT * FROM compositions WHERE id = ?", [int(args.ref)]))
-        if not rows:
-            print(f"error: no composition {args.ref}", file=sys.stderr)
-            return 1
-        c = rows[0]
+        entry = get_entry(db, "composition", int(args.ref))
+        licence = db["compositions"].get(entry.id)["licence"]
         if args.json:
-            print(json.dumps(c, ensure_ascii=False))
+            _emit({**asdict(entry), "licence": licence})
             return 0
-        print(f"{c['collection']} No. {c['number']} {c['title']}")
-        print(Board(c["fen"]).unicode())
-        print(f"FEN: {c['fen']}")
-        print(f"Stipulation: {c['stipulation']}  verdict: {c['verdict']}"
-              + (f", {c['moves']} moves" if c["moves"] else ""))
-        if c["main_line_zh"]:
-            print(f"Main line: {c['main_line_zh']}")
-        print(f"Source: {c['source']}  licence: {c['licence']}")
+        print(f"{entry.collection} No. {entry.number} {entry.title}")
+        print(Board(entry.fen).unicode())
+        print(f"FEN: {entry.fen}")
+        print(f"Stipulation: {entry.stipulation}  verdict: {entry.verdict}"
+              + (f", {_moves_text(entry)}" if entry.moves else ""))
+        if entry.main_line_zh:
+            print(f"Main line: {entry.main_line_zh}")
+        print(f"Source: {entry.source}  licence: {licence}")
         return 0
-    rows = list(db.query("SELECT * FROM patterns WHERE id = ? OR name_zh = ?", [args.ref, args.ref]))
-    if not rows:
-        print(f"error: no pattern or composition {args.ref!r}", file=sys.stderr)
-        return 1
-    p = rows[0]
-    examples = list(db.query("SELECT * FROM examples WHERE pattern_id = ? ORDER BY id", [p["id"]]))
+    pattern = pattern_of(db, args.ref)
+    examples = query(db, pattern=pattern.id, limit=None).entries
     if args.json:
-        print(json.dumps({**p, "examples": examples}, ensure_ascii=False))
+        _emit({"kind": "pattern", **asdict(pattern), "examples": [asdict(e) for e in examples]})
         return 0
-    aliases = json.loads(p["aliases_zh"])
-    print(f"{p['name_zh']} — {p['name_en']}" + (f"  (also {'、'.join(aliases)})" if aliases else ""))
-    print(p["description_zh"])
-    if p["description_en"]:
-        print(p["description_en"])
-    for number, e in enumerate(examples, start=1):
-        print(f"\nExample {number}: {e['stipulation']}, mate in {e['moves']}  [{e['verification']}]")
-        print(Board(e["fen"]).unicode())
-        print(f"FEN: {e['fen']}")
-        print(f"Solution: {e['solution_zh']}")
+    aliases = "、".join(pattern.aliases_zh)
+    print(f"{pattern.name_zh} — {pattern.name_en}" + (f"  (also {aliases})" if aliases else ""))
+    print(pattern.description_zh)
+    if pattern.description_en:
+        print(pattern.description_en)
+    for e in examples:
+        print(f"\nExample {e.number}: {e.stipulation}, mate in {e.moves}  [{e.verification}]")
+        print(Board(e.fen).unicode())
+        print(f"FEN: {e.fen}")
+        print(f"Solution: {e.main_line_zh}")
     return 0
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    hits = search(_db(args), args.query)
+    hits = search(open_catalogue(args.db), args.query)
     if args.json:
-        print(json.dumps(hits, ensure_ascii=False))
+        _emit({"query": args.query, "hits": hits})
         return 0
     if not hits:
         print("no matches")
@@ -118,75 +179,109 @@ def cmd_search(args: argparse.Namespace) -> int:
 def cmd_import(args: argparse.Namespace) -> int:
     from .formats import FormatError
 
-    db = _db(args)
+    db = open_catalogue(args.db)
+    before = db.execute("SELECT coalesce(max(number), 0) FROM compositions WHERE collection = ?",
+                        [args.collection]).fetchone()[0]
     try:
         count = import_file(db, args.file, args.collection, args.verify_seconds)
     except FormatError as error:
-        print(f"error: {error} (nothing imported)", file=sys.stderr)
-        return 1
-    except OSError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
-    print(f"imported {count} positions into {args.collection!r}")
+        return _fail(args, f"{error} (nothing imported)", file=error.path, line=error.line,
+                     offset=error.offset)
+    verdicts = dict(db.execute(
+        "SELECT verdict, count(*) FROM compositions WHERE collection = ? AND number > ? "
+        "GROUP BY verdict ORDER BY count(*) DESC, verdict", [args.collection, before]).fetchall())
+    if args.json:
+        _emit({"file": str(args.file), "collection": args.collection, "imported": count,
+               "first_number": before + 1 if count else None,
+               "last_number": before + count if count else None, "verdicts": verdicts})
+        return 0
+    summary = ", ".join(f"{n} {verdict}" for verdict, n in verdicts.items())
+    numbers = f"number {before + 1}" if count == 1 else f"numbers {before + 1}-{before + count}"
+    print(f"imported {count} position{'' if count == 1 else 's'} into {args.collection!r}"
+          + (f" as {numbers} ({summary})" if count else ""))
     return 0
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from .formats import FormatError, write
+    from .formats import FormatError, format_of, write
 
-    records = export_records(_db(args), args.collection, args.pattern)
-    if not records:
-        print("error: nothing to export (check --collection / --pattern)", file=sys.stderr)
-        return 1
     try:
+        fmt = format_of(args.file)
+        records = export_records(open_catalogue(args.db), args.collection, args.pattern)
+        if not records:
+            return _fail(args, "nothing to export (check --collection / --pattern)")
         write(args.file, records)
     except FormatError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
+        return _fail(args, str(error), file=error.path, line=error.line, offset=error.offset)
+    if args.json:
+        _emit({"file": str(args.file), "format": fmt.name, "records": len(records)})
+        return 0
     print(f"wrote {len(records)} records to {args.file}")
     return 0
+
+
+def _handled(command):
+    """``command`` with a catalogue that cannot be opened or a bad request reported, not
+    raised."""
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return command(args)
+        except CatalogueError as error:
+            return _fail(args, str(error))
+    return run
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     catalogue = subparsers.add_parser("catalogue", help="kill patterns and compositions (SQLite)")
     commands = catalogue.add_subparsers(dest="catalogue_command", metavar="ACTION", required=True)
 
-    def common(parser):
+    def common(parser, handler):
         parser.add_argument("--db", type=Path, default=None,
                             help=f"catalogue file (default {default_database()}; "
                                  "or set XQSTUDIO_CATALOGUE)")
-        parser.add_argument("--json", action="store_true", help="JSON for scripts")
+        parser.add_argument("--json", action="store_true",
+                            help="one JSON document on stdout (shapes: see puzzles/cli.py)")
+        parser.set_defaults(handler=_handled(handler))
         return parser
 
-    b = common(commands.add_parser("build", help="compile puzzles/data into the catalogue"))
+    b = common(commands.add_parser("build", help="compile puzzles/data into the catalogue"),
+               cmd_build)
     b.add_argument("--verify", action="store_true",
                    help="prove every example's forced length with the solver")
-    b.set_defaults(handler=cmd_build)
 
-    ls = common(commands.add_parser("list", help="patterns or compositions"))
-    ls.add_argument("what", choices=("patterns", "compositions"), nargs="?", default="patterns")
+    ls = common(commands.add_parser(
+        "list", help="patterns, collections, or compositions / examples matching filters"),
+        cmd_list)
+    ls.add_argument("what", choices=("patterns", "collections", "compositions", "examples"),
+                    nargs="?", default="patterns")
     ls.add_argument("--collection", help="e.g. 适情雅趣")
+    ls.add_argument("--pattern", help="a pattern's id, Chinese name or alias (examples)")
+    ls.add_argument("--text", help="full-text search, Chinese or English")
+    ls.add_argument("--pieces", help="the attacker has at least these pieces: RNC or 车马炮")
+    ls.add_argument("--min-moves", type=int, default=None)
     ls.add_argument("--max-moves", type=int, default=None)
-    ls.set_defaults(handler=cmd_list)
+    ls.add_argument("--verdict", help="e.g. mate")
+    ls.add_argument("--limit", type=int, default=None, help="at most this many (default all)")
+    ls.add_argument("--offset", type=int, default=0, help="skip this many first")
 
-    show = common(commands.add_parser("show", help="a pattern (id or Chinese name) or composition id"))
+    show = common(commands.add_parser(
+        "show", help="a pattern (id, Chinese name or alias) or a composition id"), cmd_show)
     show.add_argument("ref")
-    show.set_defaults(handler=cmd_show)
 
-    find = common(commands.add_parser("search", help="full-text search (Chinese or English)"))
+    find = common(commands.add_parser("search", help="full-text search (Chinese or English)"),
+                  cmd_search)
     find.add_argument("query")
-    find.set_defaults(handler=cmd_search)
 
-    imp = common(commands.add_parser("import", help="add a problem file (FEN list, PGN, DhtmlXQ, XQF)"))
+    imp = common(commands.add_parser(
+        "import", help="add a problem file (FEN list, PGN, DhtmlXQ, XQF)"), cmd_import)
     imp.add_argument("file", type=Path)
     imp.add_argument("--collection", required=True, help="collection name for the new entries")
     imp.add_argument("--verify-seconds", type=float, default=0.0,
                      help="solve each position within this budget and record the verdict")
-    imp.set_defaults(handler=cmd_import)
 
-    exp = common(commands.add_parser("export", help="write a collection or a pattern's examples"))
+    exp = common(commands.add_parser("export", help="write a collection or a pattern's examples"),
+                 cmd_export)
     exp.add_argument("file", type=Path, help="format from the suffix: .fen .pgn .dhtml .xqf")
     group = exp.add_mutually_exclusive_group()
     group.add_argument("--collection")
     group.add_argument("--pattern")
-    exp.set_defaults(handler=cmd_export)

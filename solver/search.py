@@ -29,6 +29,9 @@ class Limits:
     nodes: int = 0              # 0: no limit
     seconds: float = 0.0        # 0: no limit
     table_bits: int = 22        # transposition table of 2**table_bits entries (32 bytes each)
+    # Nodes between calls of the progress hook.  The search holds the GIL in between, so an
+    # interactive front end running it in a thread asks for calls more often than a CLI does.
+    progress_nodes: int = 100_000
 
 
 @dataclass
@@ -83,6 +86,7 @@ class Solver:
             self.search.node_limit = self.limits.nodes
         if progress is not None:
             self.search.progress = progress
+            self.search.progress_every = self.limits.progress_nodes
         if tablebase is not None:
             self._attach_tablebase(tablebase)
 
@@ -217,6 +221,31 @@ class Solver:
 
         return build(self.board.copy(), None, length)
 
+    def run(self, max_moves: int, tree: bool = False) -> SolveResult:
+        """Solve this solver's position within ``max_moves`` attacker moves (see :func:`solve`).
+
+        A front end that keeps the Solver can call :meth:`cancel` and read :attr:`best_upper`
+        while this runs in another thread."""
+        if max_moves < 1:
+            raise SolverError(f"max_moves must be at least 1, not {max_moves}")
+        if not self.board.has_legal_move():
+            raise SolverError("the side to move has no legal move: the game is already over")
+        start = time.perf_counter()
+        status, length = self.shortest(self.board, max_moves)
+        line: list[Move] = []
+        solution_tree = None
+        if status == PROVEN:
+            line = self.main_line(length)
+            if tree:
+                solution_tree = self.tree(length)
+        verdict = {PROVEN: "mate", DISPROVEN: "no mate", UNKNOWN: "unknown"}[status]
+        exact = True
+        if status == UNKNOWN and self.best_upper is not None:
+            verdict, length, exact = "mate", self.best_upper, False
+        return SolveResult(verdict, length, line, self.mode, max_moves, self.search.nodes,
+                           time.perf_counter() - start, self.search.table_used,
+                           self.search.table_entries, solution_tree, exact)
+
 
 def solve(board: Board, mode: str = "checks", max_moves: int | None = None,
           tablebases=None, limits: Limits | None = None,
@@ -236,23 +265,4 @@ def solve(board: Board, mode: str = "checks", max_moves: int | None = None,
     tablebase = tablebases if tablebases is not None else tablebase
     if max_moves is None:
         max_moves = DEFAULT_MAX_MOVES.get(mode, 20)
-    if max_moves < 1:
-        raise SolverError(f"max_moves must be at least 1, not {max_moves}")
-    if not board.has_legal_move():
-        raise SolverError("the side to move has no legal move: the game is already over")
-    solver = Solver(board, mode, limits, tablebase, progress)
-    start = time.perf_counter()
-    status, length = solver.shortest(solver.board, max_moves)
-    line: list[Move] = []
-    solution_tree = None
-    if status == PROVEN:
-        line = solver.main_line(length)
-        if tree:
-            solution_tree = solver.tree(length)
-    verdict = {PROVEN: "mate", DISPROVEN: "no mate", UNKNOWN: "unknown"}[status]
-    exact = True
-    if status == UNKNOWN and solver.best_upper is not None:
-        verdict, length, exact = "mate", solver.best_upper, False
-    return SolveResult(verdict, length, line, mode, max_moves, solver.search.nodes,
-                       time.perf_counter() - start, solver.search.table_used,
-                       solver.search.table_entries, solution_tree, exact)
+    return Solver(board, mode, limits, tablebase, progress).run(max_moves, tree)

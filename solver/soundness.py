@@ -11,6 +11,7 @@ Terms as composers use them:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 from xiangqi import Board, Move
 from xiangqi.notation import NotationError, parse_line
@@ -77,16 +78,19 @@ class SoundnessReport:
 
 def verify(board: Board, stipulation: str = "win", moves: int | None = None,
            line: str | list[str] | None = None, tablebase=None,
-           limits: Limits | None = None) -> SoundnessReport:
+           limits: Limits | None = None,
+           progress: Callable[[int, int], bool | None] | None = None) -> SoundnessReport:
     """Check a problem: ``stipulation`` "win" (mate, quiet moves allowed), "checks" (every
     attacker move checks) or "draw" (红先和: neither side can force a win).  ``moves`` is the
-    stipulated number of attacker moves (default: the forced length)."""
+    stipulated number of attacker moves (default: the forced length).  ``progress`` is the
+    searches' hook as in :func:`solver.search.solve`; returning True cancels, and the report
+    is then incomplete."""
     if stipulation not in STIPULATIONS:
         raise SolverError(f"unknown stipulation {stipulation!r}: use win, checks or draw")
     if stipulation == "draw":
-        return _verify_draw(board, moves or 20, tablebase, limits)
+        return _verify_draw(board, moves or 20, tablebase, limits, progress)
     mode = "checks" if stipulation == "checks" else "any"
-    solver = Solver(board, mode, limits, tablebase)
+    solver = Solver(board, mode, limits, tablebase, progress)
     search_bound = moves or (200 if mode == "checks" else 20)
     status, length = solver.shortest(solver.board, search_bound)
     report = SoundnessReport(stipulation, {PROVEN: "mate", DISPROVEN: "no mate"}.get(status,
@@ -191,11 +195,12 @@ def check_line(solver: Solver, board: Board, line: str | list[str],
                      minimal)
 
 
-def _verify_draw(board: Board, bound: int, tablebase, limits: Limits | None) -> SoundnessReport:
-    red = Solver(board, "any", limits, tablebase)
+def _verify_draw(board: Board, bound: int, tablebase, limits: Limits | None,
+                 progress) -> SoundnessReport:
+    red = Solver(board, "any", limits, tablebase, progress)
     status, length = red.shortest(red.board, bound)
     # Black wins if, whatever Red plays, Black mates: an AND root with Black attacking.
-    black_status, black_length = _defender_wins(board, bound, tablebase, limits)
+    black_status, black_length = _defender_wins(board, bound, tablebase, limits, progress)
     names = {PROVEN: "mate", DISPROVEN: "no mate"}
     check = DrawCheck(names.get(status, "unknown"), length, names.get(black_status, "unknown"),
                       black_length, bound)
@@ -215,11 +220,11 @@ def _verify_draw(board: Board, bound: int, tablebase, limits: Limits | None) -> 
     return report
 
 
-def _defender_wins(board: Board, bound: int, tablebase, limits: Limits | None):
+def _defender_wins(board: Board, bound: int, tablebase, limits: Limits | None, progress):
     if not board.has_legal_move():
         return PROVEN, 0
     flipped_turn = board.copy()
-    solver = Solver(flipped_turn, "any", limits, tablebase)
+    solver = Solver(flipped_turn, "any", limits, tablebase, progress)
     solver.attacker = board.turn ^ 1
     status, length = solver.search.value(board, bound, False)
     if status != PROVEN:

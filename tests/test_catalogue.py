@@ -1,12 +1,17 @@
-"""The SQLite catalogue: schema, build from the text files, search, import/export, errors."""
+"""The SQLite catalogue: schema, build from the text files, search, import/export, errors;
+browsing (query, patterns, collections) with exact counts from the shipped data; the JSON of
+every ``xqstudio catalogue`` command; real problem files from other projects imported."""
+import functools
+import json
 import shutil
 import sqlite3
 from pathlib import Path
 
 import pytest
 
-from puzzles.catalogue import (CatalogueError, build, export_records, import_file,
-                               open_catalogue, search)
+from puzzles.catalogue import (CatalogueError, build, export_records, get_entry, import_file,
+                               list_collections, list_patterns, open_catalogue, pattern_of,
+                               query, search)
 from puzzles.formats import FormatError, write
 from puzzles.paths import DATA_DIR
 from tui.cli import main
@@ -161,3 +166,237 @@ def test_recorded_collection_verdicts_replay():
         assert not board.has_legal_move(), row["number"]
         mates += 1
     assert mates >= 239
+
+
+# -- browsing the shipped catalogue ---------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def shipped(tmp_path_factory):
+    """The catalogue built from puzzles/data as shipped (solutions replayed, not re-proved)."""
+    path = tmp_path_factory.mktemp("shipped") / "catalogue.sqlite"
+    build(path)
+    return path
+
+
+def attacker_counts(fen):
+    from collections import Counter
+
+    from xiangqi import Board
+
+    board = Board(fen)
+    return Counter(p.symbol().upper() for p in board.piece_map().values()
+                   if p.color == board.turn and p.symbol().upper() != "K")
+
+
+def test_patterns_and_collections_with_counts(shipped):
+    db = open_catalogue(shipped)
+    patterns = list_patterns(db)
+    assert len(patterns) == 30 and sum(p.examples for p in patterns) == 68
+    assert (patterns[0].id, patterns[0].name_zh, patterns[0].aliases_zh, patterns[0].examples) \
+        == ("facing-kings", "对面笑", ["白脸将"], 3)
+    assert pattern_of(db, "马后炮").id == pattern_of(db, "cannon-behind-horse").id == \
+        "cannon-behind-horse"
+    collections = {c.name: c for c in list_collections(db)}
+    assert list(collections) == ["江湖四大名局", "适情雅趣"]
+    assert collections["江湖四大名局"].compositions == 5
+    assert collections["江湖四大名局"].verdicts == {"draw": 3, "draw (rule-dependent)": 2}
+    shiqing = collections["适情雅趣"]
+    assert shiqing.compositions == 551
+    assert (shiqing.verdicts["mate"], shiqing.verdicts["unproven"],
+            shiqing.verdicts["no mate within 10"]) == (239, 214, 79)
+    assert sum(shiqing.verdicts.values()) == 551
+
+
+def test_query_filters_on_the_shipped_data(shipped):
+    db = open_catalogue(shipped)
+    everything = query(db, limit=None)
+    assert everything.total == len(everything.entries) == 68 + 556
+    assert [e.kind for e in everything.entries[67:69]] == ["example", "composition"]
+    assert query(db, kind="example").total == 68
+    assert query(db, kind="composition", limit=0).total == 556
+
+    short = query(db, collection="适情雅趣", verdict="mate", max_moves=3)
+    assert [(e.number, e.title) for e in short.entries] == [
+        (13, "目视横流"), (66, "见危致命"), (191, "劳问将士"), (192, "两地关心"), (254, "毙马仆途")]
+    first = short.entries[0]
+    assert (first.kind, first.stipulation, first.moves, first.pieces) == \
+        ("composition", "checks", 3, "RRNPP")
+    assert first.main_line == ["g7e7", "c5e7", "d8e8", "e9d9", "d7b8"]
+    assert first.main_line_zh == "车三平五 象3退5 兵六平五 将5平4 马六进八"
+    assert [e.number for e in query(db, kind="composition", verdict="mate", min_moves=20,
+                                    limit=None).entries] == [2, 6, 7, 24, 115, 130]
+
+    examples = query(db, pattern="马后炮").entries
+    assert [(e.title, e.number, e.moves) for e in examples] == \
+        [("马后炮 例1", 1, 2), ("马后炮 例2", 2, 2), ("马后炮 例3", 3, 4)]
+    assert all(e.pattern == "cannon-behind-horse" and e.verdict == "mate" for e in examples)
+    assert [e.id for e in query(db, pattern="白脸将").entries] == \
+        [e.id for e in query(db, pattern="facing-kings").entries]     # an alias
+    assert get_entry(db, "example", examples[0].id) == examples[0]
+
+
+def test_query_pieces_means_at_least_these_attacking_pieces(shipped):
+    db = open_catalogue(shipped)
+    rook_horse_cannon = query(db, pieces="车马炮", limit=None)
+    assert rook_horse_cannon.total == 226
+    assert sum(e.kind == "example" for e in rook_horse_cannon.entries) == 14
+    assert query(db, pieces="rnc").total == query(db, pieces="CNR").total == 226
+    two_rooks = query(db, pieces="RR", limit=None)
+    assert two_rooks.total == 211
+    # The same sets, counted independently from the positions' pieces.
+    everything = query(db, limit=None).entries
+    assert two_rooks.total == sum(attacker_counts(e.fen)["R"] >= 2 for e in everything)
+    wanted = {"R": 1, "N": 1, "C": 1}
+    assert rook_horse_cannon.total == sum(
+        all(attacker_counts(e.fen)[p] >= n for p, n in wanted.items()) for e in everything)
+    assert all(attacker_counts(e.fen)["R"] >= 2 and e.pieces.count("R") >= 2
+               for e in two_rooks.entries)
+
+
+def test_query_full_text_combined_with_filters(shipped):
+    db = open_catalogue(shipped)
+    cannon = query(db, text="马后炮")
+    assert {e.pattern for e in cannon.entries} == {"cannon-behind-horse"}
+    assert cannon.total == 3
+    horse = query(db, text="horse", limit=None)
+    assert horse.total == 28
+    assert [e.title for e in horse.entries if e.kind == "composition"] == \
+        ["野马操田 (Wild horse roams the fields; 蕉窗逸品 1879)"]
+    assert query(db, text="horse", kind="example").total == 27
+    named = query(db, text="目视横流")
+    assert [(e.collection, e.number) for e in named.entries] == [("适情雅趣", 13)]
+    assert query(db, text="适情雅趣", verdict="mate", max_moves=3).total == 5
+    assert query(db, text="zzzz").total == 0
+
+
+def test_query_pages(shipped):
+    db = open_catalogue(shipped)
+    whole = query(db, collection="适情雅趣", limit=None).entries
+    page = query(db, collection="适情雅趣", limit=10, offset=20)
+    assert (page.total, page.offset, page.limit) == (551, 20, 10)
+    assert page.entries == whole[20:30]
+    assert [e.number for e in page.entries] == list(range(21, 31))
+    assert query(db, collection="适情雅趣", offset=550).entries == whole[550:]
+
+
+@pytest.mark.parametrize("arguments, message", [
+    ({"pattern": "no-such"}, "no pattern 'no-such'"),
+    ({"collection": "no-such"}, "no collection 'no-such' (known: 江湖四大名局、适情雅趣)"),
+    ({"pieces": "RQ"}, "unknown piece 'Q'"),
+    ({"kind": "pattern"}, "unknown kind 'pattern'"),
+    ({"offset": -1}, "cannot be negative"),
+])
+def test_query_rejects(shipped, arguments, message):
+    with pytest.raises(CatalogueError) as caught:
+        query(open_catalogue(shipped), **arguments)
+    assert message in str(caught.value)
+
+
+# -- the command line's JSON ------------------------------------------------------------------
+
+def run_json(capsys, *argv):
+    status = main(["catalogue", *argv, "--json"])
+    return status, json.loads(capsys.readouterr().out)
+
+
+def test_json_of_every_command(shipped, tmp_path, capsys):
+    db = str(shipped)
+    status, built = run_json(capsys, "build", "--db", str(tmp_path / "fresh.sqlite"))
+    assert status == 0 and built == {"path": str(tmp_path / "fresh.sqlite"), "patterns": 30,
+                                     "examples": 68, "compositions": 556, "verified": 0}
+    _, patterns = run_json(capsys, "list", "--db", db)
+    assert len(patterns["patterns"]) == 30
+    assert patterns["patterns"][10]["name_zh"] == "马后炮" and \
+        patterns["patterns"][10]["examples"] == 3
+    _, collections = run_json(capsys, "list", "collections", "--db", db)
+    assert [(c["name"], c["compositions"]) for c in collections["collections"]] == \
+        [("江湖四大名局", 5), ("适情雅趣", 551)]
+    _, page = run_json(capsys, "list", "compositions", "--collection", "适情雅趣", "--verdict",
+                       "mate", "--max-moves", "3", "--db", db)
+    assert (page["total"], page["offset"], page["limit"]) == (5, 0, None)
+    assert [e["number"] for e in page["entries"]] == [13, 66, 191, 192, 254]
+    assert page["entries"][0]["main_line"][0] == "g7e7"
+    _, page = run_json(capsys, "list", "examples", "--pieces", "车马炮", "--limit", "2", "--db",
+                       db)
+    assert page["total"] == 14 and len(page["entries"]) == 2
+    _, shown = run_json(capsys, "show", "6", "--db", db)
+    assert (shown["title"], shown["verdict"], shown["moves"], shown["stipulation"]) == \
+        ("气吞关右", "mate", 7, "checks")
+    assert len(shown["main_line"]) == 13 and "BSD" in shown["licence"]
+    _, pattern = run_json(capsys, "show", "对面笑", "--db", db)
+    assert (pattern["kind"], pattern["id"], pattern["aliases_zh"]) == \
+        ("pattern", "facing-kings", ["白脸将"])
+    assert [e["moves"] for e in pattern["examples"]] == [1, 3, 3]
+    _, found = run_json(capsys, "search", "气吞关右", "--db", db)
+    assert found["query"] == "气吞关右"
+    assert found["hits"][0] == {"kind": "composition", "id": 6, "title": "适情雅趣 1 气吞关右"}
+    out = tmp_path / "cannon.pgn"
+    _, exported = run_json(capsys, "export", str(out), "--pattern", "马后炮", "--db", db)
+    assert exported == {"file": str(out), "format": "pgn", "records": 3}
+    copy = tmp_path / "copy.sqlite"
+    shutil.copy(shipped, copy)
+    _, imported = run_json(capsys, "import", str(out), "--collection", "back", "--db", str(copy))
+    assert imported == {"file": str(out), "collection": "back", "imported": 3,
+                        "first_number": 1, "last_number": 3, "verdicts": {"unverified": 3}}
+
+
+def test_json_errors(shipped, tmp_path, capsys, data_dir, monkeypatch):
+    db = str(shipped)
+    status, error = run_json(capsys, "show", "99999", "--db", db)
+    assert status == 1 and error == {"error": "no composition 99999"}
+    status, error = run_json(capsys, "list", "compositions", "--collection", "none", "--db", db)
+    assert status == 1 and error["error"].startswith("no collection 'none'")
+    status, error = run_json(capsys, "list", "patterns", "--max-moves", "3", "--db", db)
+    assert status == 1 and error == {
+        "error": "--max-moves apply to compositions and examples, not to patterns"}
+    bad = tmp_path / "bad.fen"
+    bad.write_text("3k5/9/9/9/9/9/9/9/9/R3K4 w\n3k5/9/9/9/9/9/9/9/9/X3K4 w\n", encoding="utf-8")
+    status, error = run_json(capsys, "import", str(bad), "--collection", "x", "--db", db)
+    assert status == 1 and (error["file"], error["line"], error["offset"]) == (str(bad), 2, None)
+    assert error["error"].endswith("(nothing imported)")
+    assert query(open_catalogue(shipped), text="x").total == 0
+    # A build from broken source data lists every located problem.
+    broken = "facing-kings\t3k5/9/9/9/9/9/9/9/9/R3K4 w - - 0 1\tchecks\t1\ta0a8\tconstructed\t\n"
+    (data_dir / "kill_pattern_examples.tsv").write_text(HEADER + GOOD + broken, encoding="utf-8")
+    monkeypatch.setattr("puzzles.cli.build", functools.partial(build, data_dir=data_dir))
+    status, error = run_json(capsys, "build", "--db", str(tmp_path / "b.sqlite"))
+    assert status == 1 and error["problems"] == [
+        f"{data_dir / 'kill_pattern_examples.tsv'}, line 3: solution move 1 (a0a8) is not a check"]
+    assert error["error"].startswith("the catalogue was not built:")
+    assert not (tmp_path / "b.sqlite").exists()
+
+
+# -- real files from other projects -----------------------------------------------------------
+
+EXTERNAL = Path(__file__).parent / "data" / "external"
+
+
+def test_import_real_files(shipped, tmp_path):
+    path = tmp_path / "c.sqlite"
+    shutil.copy(shipped, path)
+    db = open_catalogue(path)
+    names = ["eleeye_sample.pgn", "eleeye_ccgc_01.pgn", "cchess_endgame_test.pgn",
+             "cchess_test_ubb.txt"]
+    assert [import_file(db, EXTERNAL / name, "external") for name in names] == [1, 1, 1, 1]
+    page = query(db, collection="external")
+    assert page.total == 4
+    assert [(e.number, e.title, len(e.main_line), e.verdict, e.source) for e in page.entries] == [
+        (1, "许银川让九子对聂棋圣", 75, "unverified", "eleeye_sample.pgn"),
+        (2, "1st Chinese Computer Games Championship, Beijing 2006", 26, "unverified",
+         "eleeye_ccgc_01.pgn"),
+        (3, "", 25, "unverified", "cchess_endgame_test.pgn"),
+        (4, "中炮对左三步虎", 77, "unverified", "cchess_test_ubb.txt")]
+    handicap, _, endgame, _ = page.entries
+    assert handicap.pieces == "RRNNCC" and endgame.pieces == "NP"
+    assert handicap.main_line_zh.startswith("炮八平五 炮8平5 炮五进五 象7进5")
+    assert endgame.main_line_zh.split()[-1] == "马六进四"
+    assert [c.name for c in list_collections(db)] == ["external", "江湖四大名局", "适情雅趣"]
+    assert query(db, text="中炮对左三步虎").entries == [page.entries[3]]
+    # A real file with one bad move adds nothing.
+    broken = tmp_path / "broken.pgn"
+    broken.write_text((EXTERNAL / "eleeye_sample.pgn").read_text(encoding="utf-8")
+                      .replace("13. 炮八进五", "13. 炮八进九"), encoding="utf-8")
+    with pytest.raises(FormatError) as caught:
+        import_file(db, broken, "external")
+    assert caught.value.line == 38 and "炮八进九" in str(caught.value)
+    assert query(db, collection="external").total == 4

@@ -568,3 +568,112 @@ def test_write_keeps_the_mode_of_the_file_it_replaces(tmp_path):
     write(target, [Record(), Record()])
     assert (target.stat().st_mode & 0o777) == 0o640
     assert len(read(target)) == 2
+
+
+# -- real files from other projects (tests/data/external, see SOURCES.md there) -------------------
+
+EXTERNAL = DATA / "external"
+
+
+def test_real_pgn_with_handicap_setup_and_comments():
+    # 许银川 gives 聂卫平 nine pieces (1999): XQF tools' PGN, CRLF, comments between moves.
+    [game] = read(EXTERNAL / "eleeye_sample.pgn")
+    assert game.fen == "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/9/1C5C1/9/RN2K2NR w - - 0 1"
+    assert len(game.moves) == 75
+    assert game.moves[:4] == ["b2e2", "h7e7", "e2e7", "g9e7"]      # 炮八平五 炮８平５ ...
+    assert (game.moves[44], game.moves[52]) == ("g8h6", "g2h4")    # 前马退二, 后马进二
+    assert game.final_board().fen() == "2R6/5k2C/n8/p1p5p/6b2/6p2/9/9/9/4K4 b - - 0 38"
+    assert (game.tags["event"], game.tags["red"], game.tags["black"], game.tags["result"]) == \
+        ("许银川让九子对聂棋圣", "许银川", "聂卫平", "1-0")
+    assert game.tags["comment"].startswith("象棋让九子原属茶余饭后的娱乐")
+    assert "\r" not in game.tags["comment"]
+    assert game.tags["comment"].endswith("掉以轻心。 \n\u3000\u3000许银川让去５只兵和双士双相，执红先行。")
+
+
+def test_real_pgn_with_the_xqbase_footer():
+    # Computer championship 2006, round 1: "0-1" then "====", advertising and a URL.
+    [game] = read(EXTERNAL / "eleeye_ccgc_01.pgn")
+    assert game.fen == STARTING_FEN and len(game.moves) == 26
+    assert (game.moves[0], game.moves[-1]) == ("b2e2", "g5g4")
+    assert game.final_board().fen() == \
+        "2bak1br1/2c1a4/2n3nc1/p2Rp1p1p/2p6/4PNr2/P1P4RP/2N1CC3/9/2BAKAB2 w - - 10 14"
+    assert (game.tags["red"], game.tags["black"], game.tags["result"], game.tags["ecco"]) == \
+        ("宝岛一号", "相眼竞技", "0-1", "C48")
+    assert game.tags["opening"] == "中炮过河车互进七兵对屏风马平炮兑车"
+    assert game.tags["redteam"] == ""                                # empty tags are kept
+
+
+def test_real_pgn_endgame_ends_in_mate():
+    [game] = read(EXTERNAL / "cchess_endgame_test.pgn")
+    assert game.fen == "3aka3/2c1n4/4bP3/9/4N4/9/9/9/9/4K4 w - - 0 1"
+    assert len(game.moves) == 25 and game.moves[-1] == "d6f7"        # 13. 马六进四
+    final = game.final_board()
+    assert final.fen() == "3akaP2/4n4/b2c1N3/9/9/9/9/9/4K4/9 b - - 25 13"
+    assert final.is_checkmate()
+    assert game.tags == {"date": "2024-08-26", "red": "RRR", "black": "BBB", "result": "*"}
+
+
+def test_real_dhtmlxq_record():
+    # A 东萍 record from 南山象棋谱, wrapped in [DhtmlXQHTML] and indented.
+    [game] = read(EXTERNAL / "cchess_test_ubb.txt")
+    assert game.fen == STARTING_FEN and game.line == 2
+    assert len(game.moves) == 77 == int(game.tags["length"])
+    assert (game.moves[0], game.moves[-1]) == ("h2e2", "e5e4")
+    assert game.final_board().fen() == \
+        "3nka3/1c3P3/4Ca2b/p7p/6r2/4R4/PCP5P/9/9/2BAKA3 b - - 2 39"
+    assert (game.tags["title"], game.tags["event"], game.tags["result"], game.tags["site"]) == \
+        ("中炮对左三步虎", "2025年第五届上海杯象棋大师公开赛", "1-0", "上海")
+    assert (game.tags["red"], game.tags["black"], game.tags["opening"]) == \
+        ("成都 孟辰", "江苏 刘柏宏", "中炮对左三步虎")
+
+
+def test_real_games_round_trip_through_every_writer(tmp_path):
+    games = [read(EXTERNAL / name)[0] for name in
+             ("eleeye_sample.pgn", "eleeye_ccgc_01.pgn", "cchess_endgame_test.pgn",
+              "cchess_test_ubb.txt")]
+    write(tmp_path / "all.pgn", games)
+    assert read(tmp_path / "all.pgn") == games
+    write(tmp_path / "all.dhtml", games)                 # DhtmlXQ drops empty fields
+    assert read(tmp_path / "all.dhtml") == [
+        Record(g.fen, g.moves, {k: v for k, v in g.tags.items() if v}) for g in games]
+    for number, game in enumerate(games):
+        path = tmp_path / f"game{number}.xqf"
+        write(path, [Record(game.fen, game.moves, {})])
+        assert read(path)[0].final_board().fen().split()[:2] == \
+            game.final_board().fen().split()[:2]
+
+
+def test_errors_in_real_files_are_located(tmp_path):
+    text = (EXTERNAL / "eleeye_ccgc_01.pgn").read_text(encoding="utf-8")
+    path = tmp_path / "broken.pgn"
+    path.write_text(text.replace("3. 车九平八", "3. 帅五进二"), encoding="utf-8", newline="")
+    with pytest.raises(FormatError) as caught:
+        read(path)
+    assert (caught.value.path, caught.value.line) == (str(path), 16)
+    assert "'帅五进二' at 3." in str(caught.value)
+    text = (EXTERNAL / "cchess_test_ubb.txt").read_text(encoding="utf-8")
+    path = tmp_path / "broken.txt"
+    path.write_text(text.replace("[DhtmlXQ_movelist]77477062", "[DhtmlXQ_movelist]77477069"),
+                    encoding="utf-8")
+    with pytest.raises(FormatError) as caught:
+        read(path)
+    assert (caught.value.line, caught.value.offset) == (6, 4)
+    assert "illegal move '7069'" in str(caught.value)
+
+
+def test_dhtmlxq_wrappers_of_the_viewers():
+    frame = (f"<iframe name='NoFile_[DhtmlXQiFrame][DhtmlXQ_binit]{START_BINIT}[/DhtmlXQ_binit]"
+             "[DhtmlXQ_movelist]7747[/DhtmlXQ_movelist][/DhtmlXQiFrame]'></iframe>")
+    [record] = parse_dhtmlxq(frame)
+    assert record.moves == ["h2e2"]
+    with pytest.raises(FormatError, match=r"line 2: \[DhtmlXQHTML\] is never closed by "
+                                          r"\[/DhtmlXQHTML\]"):
+        parse_dhtmlxq("\n[DhtmlXQHTML]\n[DhtmlXQ_title]x[/DhtmlXQ_title]\n[/DhtmlXQ]", "x.txt")
+
+
+def test_pgn_trailer_after_a_result():
+    text = ('[Game "Chinese Chess"]\n1. h2e2 h9g7 1-0\n=====\n欢迎访问 (广告) 1-0\n'
+            '[Game "Chinese Chess"]\n1. b2e2 *\n\n1. h2e2 *\n')
+    games = parse_pgn(text)
+    assert [g.moves for g in games] == [["h2e2", "h9g7"], ["b2e2"], ["h2e2"]]
+    assert [g.line for g in games] == [1, 5, 8]

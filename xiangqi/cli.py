@@ -1,7 +1,8 @@
-"""Rules-engine subcommands: ``perft``, ``moves`` and ``fen check``."""
+"""Rules-engine subcommands: ``perft``, ``moves``, ``fen check`` and ``judge``."""
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 
@@ -61,6 +62,59 @@ def cmd_fen_check(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_judge(args: argparse.Namespace) -> int:
+    from .notation import NotationError, parse_line, write_move
+    from .rules import adjudicate, classify_move, natural_limit
+
+    board = _board(args.fen)
+    if board is None:
+        return 1
+    start = board.copy(stack=False)
+    try:
+        moves = parse_line(board.copy(stack=False), args.moves)
+    except NotationError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    rows = []
+    for number, move in enumerate(moves, 1):
+        mc = classify_move(board, move, args.rules)
+        rows.append({"ply": number, "move": move.iccs(),
+                     "written": write_move(board, move, args.notation),
+                     "side": "red" if mc.color == 0 else "black", "kind": mc.kind.name.lower(),
+                     "label": mc.label, "chases": [str(c) for c in mc.chases],
+                     "notes": list(mc.notes)})
+        board.push_unchecked(move)
+    verdict = adjudicate(board, args.rules, min_occurrences=args.occurrences)
+    limit = natural_limit(board, rules=args.rules)
+    if args.json:
+        cycle = verdict.cycle if verdict else None
+        print(json.dumps({
+            "fen": start.fen(), "rules": args.rules, "moves": rows,
+            "verdict": None if verdict is None else {
+                "result": verdict.result,
+                "loser": None if verdict.loser is None else ("red", "black")[verdict.loser],
+                "clause": verdict.clause,
+                "cycle_start_ply": cycle.start_ply, "cycle_moves": [m.iccs() for m in cycle.moves],
+                "occurrences": cycle.occurrences,
+                "conduct": {("red", "black")[c.color]: {"label": c.label, "forbidden": c.forbidden,
+                                                        "reason": c.reason}
+                            for c in verdict.conduct}},
+            "natural_limit": {"reached": limit.reached, "counted_plies": limit.counted_plies,
+                              "plies_without_capture": limit.plies_without_capture,
+                              "claimant_checks": limit.claimant_checks},
+        }, ensure_ascii=False, indent=2))
+        return 0
+    for row in rows:
+        detail = "; ".join(row["chases"] + row["notes"])
+        print(f"{row['ply']:>3}. {row['written']:<8} {row['label']}" + (f"  ({detail})" if detail else ""))
+    if verdict is None:
+        print(f"No repetition judged yet (needs the position {args.occurrences} times).")
+    else:
+        print(verdict)
+    print(limit)
+    return 0
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     perft = subparsers.add_parser("perft", help="count leaf nodes of the legal move tree")
     perft.add_argument("fen", metavar="FEN")
@@ -76,6 +130,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     fen = subparsers.add_parser("fen", help="FEN utilities")
     fen_commands = fen.add_subparsers(dest="fen_command", metavar="ACTION", required=True)
+    judge = subparsers.add_parser(
+        "judge", help="classify moves by the repetition rules (将/杀/捉/闲) and judge a cycle")
+    judge.add_argument("fen", metavar="FEN", help="the position before the moves")
+    judge.add_argument("moves", metavar="MOVE", nargs="*",
+                       help="moves in ICCS, WXF, Chinese or 一字三码 (detected)")
+    judge.add_argument("--rules", choices=("chinese", "asian"), default="chinese",
+                       help="rule set: chinese (中国象棋竞赛规则) or asian (AXF)")
+    judge.add_argument("--occurrences", type=int, default=3,
+                       help="judge once the final position has occurred this often (default 3)")
+    judge.add_argument("--notation", choices=NOTATIONS, default="chinese")
+    judge.add_argument("--json", action="store_true", help="machine-readable output")
+    judge.set_defaults(handler=cmd_judge)
+
     check = fen_commands.add_parser("check", help="validate a FEN: OK, or what is wrong")
     check.add_argument("fen", metavar="FEN")
     check.set_defaults(handler=cmd_fen_check)

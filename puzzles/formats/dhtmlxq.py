@@ -2,7 +2,9 @@
 
 A game is a ``[DhtmlXQ]`` ... ``[/DhtmlXQ]`` block of fields ``[DhtmlXQ_name]value[/DhtmlXQ_name]``
 (a file may hold several blocks, with other text, e.g. HTML, between them; a text of bare fields
-without the wrapper is one game).  The fields read:
+without the wrapper is one game).  The block may also be wrapped as ``[DhtmlXQiFrame]`` (the
+东萍 viewer's iframe form, also vschess's sample file) or ``[DhtmlXQHTML]`` (南山象棋谱), each
+closed by its own closing tag.  The fields read:
 
 ``binit``
     64 digits, 32 pieces of two digits ``XY``: X 0..8 the column from the left, Y 0..9 the row
@@ -61,8 +63,7 @@ from ._slots import codes_to_slots, slots_to_codes
 
 _OPEN_RE = re.compile(r"\[DhtmlXQ_([A-Za-z0-9_]+)\]", re.I)
 _CLOSE_RE = re.compile(r"\[/DhtmlXQ_([A-Za-z0-9_]*)\]", re.I)
-_BLOCK_OPEN_RE = re.compile(r"\[DhtmlXQ\]", re.I)
-_BLOCK_CLOSE_RE = re.compile(r"\[/DhtmlXQ\]", re.I)
+_BLOCK_OPEN_RE = re.compile(r"\[(DhtmlXQ(?:iFrame|HTML)?)\]", re.I)
 _SKIPPED_RE = re.compile(r"move_\d+_\d+_\d+|comment\d*_\d+|comment[1-9]\d*")
 _READ_NAMES = {"place": "site", "open": "opening", "comment0": "comment"}
 _WRITE_NAMES = {"site": "place", "opening": "open", "comment": "comment0"}
@@ -237,10 +238,11 @@ def parse_dhtmlxq(text: str, path=None) -> list[Record]:
         fields = list(_fields(text, 0, len(text), lines, path))
         return [_record(fields, fields[0][2], path)]
     while opening is not None:
-        close = _BLOCK_CLOSE_RE.search(text, opening.end())
+        wrapper = opening.group(1)
+        close = re.compile(rf"\[/{wrapper}\]", re.I).search(text, opening.end())
         nested = _BLOCK_OPEN_RE.search(text, opening.end(), close.start() if close else len(text))
         if close is None or nested is not None:
-            raise FormatError("[DhtmlXQ] is never closed by [/DhtmlXQ]", path,
+            raise FormatError(f"[{wrapper}] is never closed by [/{wrapper}]", path,
                               lines.line(opening.start()))
         fields = list(_fields(text, opening.end(), close.start(), lines, path))
         records.append(_record(fields, lines.line(opening.start()), path))

@@ -14,6 +14,10 @@ Reading:
   ``1-0``, ``0-1``, ``1/2-1/2`` or ``*`` that ends the game.  A comment before the first move
   is kept as the ``comment`` tag; the others are dropped.
 * several games per file: a game ends at its result, or where the next tag section starts.
+  After a result the next game starts at a tag section or at a move number (``1.``); any
+  other text up to the next tag section is a trailer and is skipped, such as the footer
+  that 象棋百科全书 (xqbase.com) puts under its games (a line of ``=``, then advertising).
+* line ends: ``\\n``, ``\\r\\n`` (as Windows programs write) or ``\\r``.
 
 Every move is read in the position it is played in (:func:`xiangqi.notation.parse_move`);
 Chinese moves may use traditional characters and full-width digits.  A move that names no
@@ -38,6 +42,9 @@ first move; the result ends the game.
 <BLANKLINE>
 1. C2.5 H8+7
 2. H2+3 *
+>>> [game] = parse_pgn('1. h2e2 h9g7 *\\r\\n=====\\r\\n欢迎访问《象棋百科全书》网站\\r\\n')
+>>> game.moves, game.tags
+(['h2e2', 'h9g7'], {'result': '*'})
 >>> parse_pgn('1. 炮二平五 马8进7 2. 马二进三 马9进7', "problems.pgn")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
@@ -152,6 +159,7 @@ def _games(text: str, path) -> list[_Game]:
     games: list[_Game] = []
     game: _Game | None = None
     finished = False
+    trailing = False                            # in text after a result: skipped
     opened: list[int] = []                      # lines of the open variations
 
     def start(line: int) -> _Game:
@@ -162,12 +170,15 @@ def _games(text: str, path) -> list[_Game]:
 
     for kind, value, line in _events(text, path):
         if kind == "tag":
+            trailing = False
             if opened:
                 raise FormatError("tag inside a variation (unclosed '(' on line "
                                   f"{opened[-1]})", path, line)
             if game is None or finished or game.has_movetext:
                 start(line)
             game.tags.append((value[0], value[1], line))
+        elif trailing:
+            continue
         elif kind == "(":
             if game is None or finished or not game.moves:
                 raise FormatError("variation '(' before any move", path, line)
@@ -183,9 +194,14 @@ def _games(text: str, path) -> list[_Game]:
                 game.comment = value
         else:
             word = value
+            if finished:
+                if not _NUMBER_RE.match(word):      # not "1." nor "1.炮二平五": a trailer
+                    trailing = True
+                    continue
+                start(line)
             if _NUMBER_RE.fullmatch(word) or re.fullmatch(r"\$\d+", word):
                 continue
-            if game is None or finished:
+            if game is None:
                 start(line)
             if word in RESULTS:
                 game.result = (word, line)
@@ -257,7 +273,8 @@ def _record(game: _Game, path) -> Record:
 
 def parse_pgn(text: str, path=None) -> list[Record]:
     """Every game of a PGN text (``path`` only names the file in errors)."""
-    return [_record(game, path) for game in _games(text.lstrip("\ufeff"), path)]
+    text = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    return [_record(game, path) for game in _games(text, path)]
 
 
 def _pgn_name(key: str, number: int) -> str:
