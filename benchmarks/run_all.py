@@ -8,6 +8,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_legal_moves  # noqa: E402
 import bench_perft  # noqa: E402
+import bench_rules  # noqa: E402
 
 
 def main() -> None:
@@ -15,6 +16,7 @@ def main() -> None:
           f"Python {platform.python_version()}")
     bench_perft.run(quick="--quick" in sys.argv)
     bench_legal_moves.run()
+    bench_rules.run()
 
 
 if __name__ == "__main__":

@@ -20,6 +20,9 @@ from xiangqi._core cimport (BaseBoard, BoardState, sq256_of, sq90_of, KING, ADVI
 from xiangqi.pieces import Piece, legal_points
 
 # Points each (colour, kind) may occupy, in increasing order, and the reverse map.
+
+cdef int64_t MAX_INDEX_SIZE = (<int64_t> 1) << 62
+
 cdef int LOCAL[2][8][90]
 cdef int POINT[2][8][90]
 cdef int NPOINTS[2][8]
@@ -304,6 +307,11 @@ cdef class Indexer:
         for g in range(self.data.ngroups):
             build_group(&self.data, g, g == 0)
             self.data.stride[g] = self.data.size
+            # Refuse rather than wrap: a full-board material has far more than 2^62 positions.
+            if self.data.groups[g].count > 0 and \
+                    self.data.size > MAX_INDEX_SIZE // self.data.groups[g].count:
+                raise ValueError("the material has more positions than a table can index "
+                                 "(over 2^62 per side to move)")
             self.data.size *= self.data.groups[g].count
 
     def __dealloc__(self):

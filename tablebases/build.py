@@ -56,6 +56,20 @@ def memory_needed(material: Material, size: int, sub_sizes: list[int]) -> int:
     return size * 2 * 2 + size // 4 + size // 2 + sum(sub_sizes) * 2 * 2
 
 
+def _refuse_if_too_large(material: Material) -> None:
+    """Refuse a material whose own table cannot fit, before its sub-tables are listed (for a
+    large material that list alone takes very long)."""
+    try:
+        size = indexer_for(material).size
+    except ValueError as error:
+        raise BuildError(f"{material}: {error}") from None
+    need = memory_needed(material, size, [])
+    have = available_memory()
+    if need > have:
+        raise BuildError(f"{material} needs at least {need / 2**30:,.1f} GiB of memory but only "
+                         f"{have / 2**30:.1f} GiB is available")
+
+
 class _Loaded:
     """A finished table's arrays in memory, for use as a sub-table."""
 
@@ -92,6 +106,8 @@ def build(materials: str | list[str], directory: Path | str, threads: int = 1,
     if isinstance(materials, str):
         materials = [materials]
     directory = Path(directory)
+    for text in materials:
+        _refuse_if_too_large(Material.parse(text).canonical())
     order: list[Material] = []
     for text in materials:
         for material in Material.parse(text).build_order():

@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 from tablebases._builder import retrograde
-from tablebases.build import build, indexer_for, verify_file, _sub_specs, _Loaded, METRICS
+from tablebases.build import BuildError, build, indexer_for, verify_file, _sub_specs, _Loaded, METRICS
 from tablebases.format import CorruptTableError, TableFile, table_path
 from tablebases.material import Material, MaterialError
 from tablebases.probe import MissingTableError, describe, open_tablebase
@@ -429,3 +429,14 @@ def test_metrics_agree_on_who_wins(table_dir, tmp_path, material):
             assert winner(a) == winner(b)
             assert winner(c) in (winner(a), None)
     table.close()
+
+
+def test_a_material_too_large_to_index_is_refused_at_once(tmp_path):
+    # The full start position: the index would pass 2^62 positions; refuse before listing
+    # its thousands of sub-materials.
+    import time
+    start = time.perf_counter()
+    with pytest.raises(BuildError, match="too many placements|more positions than a table can index|GiB"):
+        build("KAABBNNRRCCPPPPPKAABBNNRRCCPPPPP", tmp_path, log=lambda line: None)
+    assert time.perf_counter() - start < 30
+    assert list(tmp_path.iterdir()) == []
