@@ -8,8 +8,8 @@ cdef struct Entry:
     uint32_t work            # nodes spent below this entry (replacement priority)
     int32_t remaining        # attacker moves left when (pn, dn) were computed
     int32_t length           # proven: attacker moves of the proof found (an upper bound)
-    uint8_t tainted          # disproof that depended on a repetition in the current path
-    uint64_t history         # for tainted disproofs: signature of the line since the last capture
+    uint8_t tainted          # result that depended on a repetition in the current path
+    uint64_t history         # for tainted results: signature of the line since the last capture
 
 cdef class Search:
     cdef BoardState state
@@ -26,6 +26,11 @@ cdef class Search:
     cdef public object progress
     cdef public long long progress_every
     cdef long long stored
+    cdef public int perpetual_check_rule     # 长将 by the defender loses (棋例 26.1)
+    cdef uint8_t check_after[4096]           # per ply of the line: the move gave check
+
+    cdef void note_check(self) noexcept
+    cdef bint defender_must_deviate(self) noexcept
 
     cdef uint64_t history_signature(self) noexcept
     cdef Entry* probe(self, uint64_t key) noexcept

@@ -8,13 +8,15 @@ attacker moves still allowed; a node's value depends on it, so the table stores 
   * a disproof answers queries with at most as many moves left as it was computed with;
   * other (pn, dn) pairs are reused only at the same ``remaining``.
 Repetition: a move that repeats a position of the current line (since the last capture) is
-a failure for the attacker.  Such a failure depends on the line that led here (the
-graph-history interaction), so disproofs built on one are marked ``tainted`` and are never
-reused from the table.  Proofs never rest on a repetition, so they are always reusable.
+a failure for the attacker, except that a defender who checked on every move of the cycle
+while the attacker did not is playing one-sided perpetual check (单方面长将), which the rules
+forbid (棋例 26.1): the defender must deviate, so that repetition counts against him.  Such
+results depend on the line that led here (the graph-history interaction), so results built
+on one are marked ``tainted`` and are reused from the table only under the same history.
 Stalemate (困毙) counts as mate.  Running out of nodes, time or table gives "unknown".
 """
 from libc.stdlib cimport calloc, free
-from libc.stdint cimport uint64_t, uint32_t, int32_t
+from libc.stdint cimport uint64_t, uint32_t, int32_t, uint8_t
 from libc.time cimport time as c_time
 from xiangqi._core cimport (BaseBoard, BoardState, bs_init, bs_free, bs_copy, bs_make, bs_unmake,
                             bs_legal_moves, bs_king_attacked, bs_repetitions, sq90_of,
@@ -24,6 +26,7 @@ from xiangqi._core cimport (BaseBoard, BoardState, bs_init, bs_free, bs_copy, bs
 import time as _time
 
 DEF INF = 100_000_000
+DEF TRACKED_PLIES = 4096
 DEF INF_MINUS = 99_999_999
 
 PROVEN = "proven"
@@ -93,6 +96,7 @@ cdef class Search:
         self.progress = None
         self.progress_every = 100_000
         self.stored = 0
+        self.perpetual_check_rule = 1
 
     def __dealloc__(self):
         bs_free(&self.state)
@@ -144,8 +148,10 @@ cdef class Search:
         cdef Entry* e = self.probe(key)
         tainted[0] = False
         if e != NULL:
-            if e.pn == 0 and e.length <= remaining:
+            if e.pn == 0 and e.length <= remaining and (
+                    not e.tainted or e.history == self.history_signature()):
                 pn[0] = 0; dn[0] = INF
+                tainted[0] = e.tainted
                 return
             if e.dn == 0 and e.remaining >= remaining and (
                     not e.tainted or e.history == self.history_signature()):
@@ -192,6 +198,37 @@ cdef class Search:
         e.length = length
         e.tainted = tainted
         e.history = self.history_signature() if tainted else 0
+
+    # -- the perpetual-check rule --------------------------------------------------------------
+
+    cdef void note_check(self) noexcept:
+        """Record whether the move that led here gave check (called with the move made)."""
+        if 0 < self.state.ply <= TRACKED_PLIES:
+            self.check_after[self.state.ply - 1] = bs_king_attacked(&self.state, self.state.turn)
+
+    cdef bint defender_must_deviate(self) noexcept:
+        """The position repeats; True if in the cycle since its last occurrence the defender
+        checked on every move and the attacker did not (one-sided perpetual check)."""
+        cdef int first = -1, i, mover
+        cdef bint defender_always = True, attacker_always = True, gave_check
+        for i in range(self.state.ply - 1, -1, -1):
+            if self.state.undo_stack[i].captured != EMPTY:
+                return False
+            if self.state.undo_stack[i].key == self.state.key:
+                first = i
+                break
+        if first < 0:
+            return False
+        for i in range(first, self.state.ply):
+            # The side to move at ply i made move i; it is the current side when (ply - i)
+            # is even.
+            mover = self.state.turn if (self.state.ply - i) % 2 == 0 else self.state.turn ^ 1
+            gave_check = i < TRACKED_PLIES and self.check_after[i]
+            if mover == self.attacker:
+                attacker_always = attacker_always and gave_check
+            else:
+                defender_always = defender_always and gave_check
+        return defender_always and not attacker_always
 
     # -- search --------------------------------------------------------------------------------
 
@@ -246,8 +283,13 @@ cdef class Search:
         cdef int n, code, plies
         tainted[0] = False
         length[0] = 0
+        self.note_check()
         if bs_repetitions(&self.state) > 0:
-            pn[0] = INF; dn[0] = 0; tainted[0] = True
+            tainted[0] = True
+            if self.perpetual_check_rule and self.defender_must_deviate():
+                pn[0] = 0; dn[0] = INF
+            else:
+                pn[0] = INF; dn[0] = 0
             return
         n = 1
         if not or_node:
@@ -297,6 +339,7 @@ cdef class Search:
         cdef long long start_nodes = self.nodes
         cdef bint tainted
         self.nodes += 1
+        self.note_check()
         if or_node and remaining <= 0:
             out_pn[0] = INF; out_dn[0] = 0; out_length[0] = 0; out_tainted[0] = False
             return
@@ -372,14 +415,22 @@ cdef class Search:
         tainted = False
         if pn == 0:
             if or_node:
+                # Prefer a proof that does not rest on the line's history.
                 length = INF
                 for i in range(n):
-                    if cpn[i] == 0 and clen[i] + 1 < length:
+                    if cpn[i] == 0 and not ctaint[i] and clen[i] + 1 < length:
                         length = clen[i] + 1
+                if length == INF:
+                    tainted = True
+                    for i in range(n):
+                        if cpn[i] == 0 and clen[i] + 1 < length:
+                            length = clen[i] + 1
             else:
                 for i in range(n):
                     if clen[i] > length:
                         length = clen[i]
+                    if ctaint[i]:
+                        tainted = True
         elif dn == 0:
             if or_node:
                 for i in range(n):
@@ -402,9 +453,20 @@ cdef class Search:
     def set_position(self, BaseBoard board):
         """Search from ``board``'s position; its side to move is the attacker.  The board's
         move history is kept for repetition checks."""
+        cdef BoardState walk
+        cdef int i
         if bs_copy(&self.state, &board.state) != 0:
             raise MemoryError()
         self.attacker = self.state.turn
+        # Which moves of the game so far gave check, for the perpetual-check rule.
+        if bs_init(&walk) != 0 or bs_copy(&walk, &self.state) != 0:
+            bs_free(&walk)
+            raise MemoryError()
+        for i in range(walk.ply - 1, -1, -1):
+            if i < TRACKED_PLIES:
+                self.check_after[i] = bs_king_attacked(&walk, walk.turn)
+            bs_unmake(&walk)
+        bs_free(&walk)
 
     def prove(self, int remaining):
         """Run df-pn from the set position (attacker to move) with ``remaining`` attacker

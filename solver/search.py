@@ -29,6 +29,9 @@ class Limits:
     nodes: int = 0              # 0: no limit
     seconds: float = 0.0        # 0: no limit
     table_bits: int = 22        # transposition table of 2**table_bits entries (32 bytes each)
+    # 单方面长将 (棋例 26.1): a defender who can escape only by checking for ever must deviate,
+    # so such a repetition counts as a win for the attacker.  Off: every repetition is a draw.
+    perpetual_check_rule: bool = True
     # Nodes between calls of the progress hook.  The search holds the GIL in between, so an
     # interactive front end running it in a thread asks for calls more often than a CLI does.
     progress_nodes: int = 100_000
@@ -77,6 +80,7 @@ class Solver:
         self.limits = limits or Limits()
         self.search = Search(self.limits.table_bits)
         self.search.checks_only = 1 if mode == "checks" else 0
+        self.search.perpetual_check_rule = 1 if self.limits.perpetual_check_rule else 0
         self.attacker = board.turn
         self.best_upper: int | None = None   # smallest proven bound at the root so far
         self.start = time.time()

@@ -87,6 +87,21 @@ def test_defender_escapes_by_repetition():
     assert result.verdict == "no mate"
 
 
+def test_defender_perpetual_check_must_stop():
+    # K R against K N, Black to move: the horse can check the red king for ever, and that is
+    # Black's only way not to be mated.  One-sided perpetual check loses (棋例 26.1), so Red
+    # wins; with the rule switched off every repetition is a draw and Red cannot force mate.
+    board = Board("4k4/9/9/9/2R6/9/9/9/5K1n1/9 b - - 0 1")
+    ruled = Solver(board, "any")
+    assert ruled.search.value(board, 8, False) == ("proven", 8)
+    assert ruled.search.value(board, 6, False)[0] == "proven"
+    assert ruled.search.value(board, 5, False) == ("disproven", None)
+    unruled = Solver(board, "any", Limits(perpetual_check_rule=False))
+    assert unruled.search.value(board, 8, False) == ("disproven", None)
+    # The rule concerns the defender only: the attacker's own perpetual check stays a draw.
+    assert solve(Board("3k5/4a4/9/9/9/9/9/9/4A4/R2AK4 w"), "checks", 50).verdict == "no mate"
+
+
 def test_solver_errors():
     with pytest.raises(SolverError, match="mode"):
         solve(Board(), mode="fast")
