@@ -32,6 +32,10 @@ CASES = {
     # 长将 against idle king moves: the checker loses (26.1 / AXF 6).
     "long check": ("3k5/R8/9/9/9/9/9/9/9/4K4 w", ["a8a9", "d9d8", "a9a8", "d8d9"],
                    ["将", "闲", "将", "闲"], RED, RED),
+    # 双方长将: each side answers check with a check (the advisor and the horse are the
+    # screens of the two cannons in turn): a draw (26.3 / AXF 7).
+    "mutual long check": ("3k5/9/9/9/9/9/9/3A5/c2n1K3/3C5 w", ["d2e1", "d1c3", "e1d2", "c3d1"],
+                          ["将", "将", "将", "将"], None, None),
     # 长捉 of an unprotected cannon by a rook: the chaser must deviate (26.4).
     "long chase": ("5k3/9/1c7/9/2R6/9/9/9/9/3K5 w", ["c5b5", "b7c7", "b5c5", "c7b7"],
                    ["捉", "闲", "捉", "闲"], RED, RED),
@@ -61,6 +65,11 @@ CASES = {
     # rules forbid only the chase of the same piece.
     "alternating chase": ("4k4/1nc6/9/9/2R6/9/9/9/9/3K5 w", ["c5b5", "e9e8", "b5c5", "e8e9"],
                           ["捉", "闲", "捉", "闲"], RED, None),
+    # 相互长打 with a pawn (27.2): the pawn chases the cannon while the cannon chases a horse
+    # on every move; the pawn's chases then count, both sides are forbidden: a draw (26.3).
+    "mutual attack with a pawn": ("3k5/9/3c5/4P4/3PP4/9/3NN4/9/9/4K4 w",
+                                  ["e6d6", "d7e7", "d6e6", "e7d7"],
+                                  ["闲", "捉", "闲", "捉"], None, None),
     # 长杀: the rook threatens mate on every move; the Asian rules allow it.
     "long mate threat": ("3kN4/9/3a1a3/7R1/9/9/9/4K4/9/9 w", ["h6h9", "d9d8", "h9h6", "d8d9"],
                          ["杀", "闲", "杀", "闲"], RED, None),
@@ -95,6 +104,13 @@ def test_conduct_labels_name_the_forbidden_pattern():
     threat = adjudicate(played(*CASES["long mate threat"][:2]))
     assert threat.conduct[RED].label == "长杀"
     assert "26.2" in adjudicate(played(*CASES["pawn chase"][:2])).clause
+    both = adjudicate(played(*CASES["mutual long check"][:2]))
+    assert both.conduct[RED].perpetual_check and both.conduct[BLACK].perpetual_check
+    assert "双方长将" in both.clause
+    assert "AXF rule 7" in adjudicate(played(*CASES["mutual long check"][:2]), "asian").clause
+    mutual = adjudicate(played(*CASES["mutual attack with a pawn"][:2]))
+    assert (mutual.conduct[RED].label, mutual.conduct[BLACK].label) == ("长捉", "长捉")
+    assert "26.3" in mutual.clause
 
 
 def test_chase_details_name_attacker_and_victim():

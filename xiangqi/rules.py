@@ -524,7 +524,10 @@ def _verdict(rules: RuleSet, cycle: Cycle, red: SideConduct, black: SideConduct)
                   "change or lose" if chinese else
                   "AXF rules: the side making the forbidden perpetual attack must change or lose")
         return Verdict(rules.name, "loss", loser, clause, cycle, conduct)
-    if red.forbidden:
+    if red.perpetual_check:
+        clause = ("中国象棋竞赛规则 26.3: both sides check perpetually (双方长将), draw"
+                  if chinese else "AXF rule 7: both sides keep checking (解将还将), draw")
+    elif red.forbidden:
         clause = ("中国象棋竞赛规则 26.3: both sides forbidden (双方均为禁止着法), draw"
                   if chinese else "AXF rules: both sides attack perpetually, draw")
     else:
