@@ -1,4 +1,9 @@
-"""The ``xqstudio`` command line.  Each package registers its own subcommands."""
+"""The ``xqstudio`` command line.  Each package registers its own subcommands.
+
+``xqstudio`` alone starts the studio when standard output is a terminal and prints the help
+otherwise (so scripts and CI never wait on a full-screen app); ``xqstudio studio [--fen FEN]``
+always starts it.
+"""
 from __future__ import annotations
 
 import argparse
@@ -7,6 +12,7 @@ import sys
 from puzzles import cli as puzzles_cli
 from solver import cli as solver_cli
 from tablebases import cli as tablebases_cli
+from xiangqi import FenError
 from xiangqi import cli as xiangqi_cli
 
 # Packages that contribute subcommands, lowest layer first.
@@ -21,13 +27,33 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in COMMAND_MODULES:
         module.register(subparsers)
+    studio = subparsers.add_parser(
+        "studio", help="start the Textual studio (what xqstudio alone does in a terminal)")
+    studio.add_argument("--fen", help="open analyse mode on this position (default: the studio "
+                                      "opens on the catalogue)")
+    studio.set_defaults(handler=run_studio)
     return parser
+
+
+def run_studio(args: argparse.Namespace) -> int:
+    """Start the studio on ``args.fen``; a bad FEN is reported before the screen is taken."""
+    # Imported here: the other subcommands start faster without loading Textual.
+    from .app import XQStudioApp
+    try:
+        app = XQStudioApp(getattr(args, "fen", None))
+    except FenError as error:
+        print(f"error: invalid FEN: {error}", file=sys.stderr)
+        return 1
+    app.run()
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
+        if sys.stdout.isatty() and sys.stdin.isatty():
+            return run_studio(args)
         parser.print_help()
         return 0
     try:

@@ -1,0 +1,278 @@
+"""The solver panel hosted in a small app: solving in both modes, the main line stepped on the
+host's board, soundness reports with cooks and tries, live progress and cancelling; and the
+two solver hooks the panel relies on (``Limits.progress_nodes``, ``verify(progress=...)``)."""
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from pathlib import Path
+
+from textual.app import App, ComposeResult
+from textual.widgets import Input, Static
+
+from solver import Limits, solve
+from solver.search import Solver
+from solver.soundness import verify
+from tui.widgets.solver_panel import SolverPanel
+from xiangqi import Board, Move
+from xiangqi.notation import write_move
+
+DATA = Path(__file__).parent.parent / "data"
+FENS = re.findall(r'\[FEN "([^"]+)"\]',
+                  (DATA / "shiqingyaqu551.fen").read_text(encoding="utf-8-sig"))
+QI_TUN_GUAN_YOU = FENS[0]      # 适情雅趣 No. 1, 气吞关右: continuous-check mate in 7
+CHUN_LEI_JING_ZHE = FENS[6]    # No. 7, 春雷惊蛰: mate within 22 found fast, 20 proven in seconds
+# The published solution of No. 1, which the solver's main line follows move for move.
+QI_TUN_GUAN_YOU_LINE = ("1. 炮五平九 马7进5  2. 兵六进一 将5进1  3. 车七进八 将5进1  "
+                        "4. 马二进四 将5平6  5. 马八进六 将6退1  6. 马六退五 将6进1  7. 马五退三")
+ROOK_MATES = "3k5/9/9/9/9/9/9/9/9/R3K4 w"   # Ra0-a8 (困毙) and Ra0-d0 (将死) both mate at once
+ROOK_AND_ADVISORS = "3ak4/4a4/9/9/9/9/9/9/9/3K4R w"   # mate in 3, but not by checks alone
+
+
+class Host(App):
+    """The panel alone on a screen; the boards it asks to show are kept in ``shown``."""
+
+    def __init__(self, panel: SolverPanel) -> None:
+        super().__init__()
+        self.panel = panel
+        self.shown: list[tuple[str, Move | None]] = []
+
+    def compose(self) -> ComposeResult:
+        yield self.panel
+
+    def on_mount(self) -> None:
+        self.panel.focus()
+
+    def on_solver_panel_show_line(self, message: SolverPanel.ShowLine) -> None:
+        self.shown.append((message.board.fen(), message.last_move))
+
+
+def drive(panel: SolverPanel, scenario, size=(80, 40)):
+    """Run ``scenario(pilot)`` against the panel in its host app; return what it returns."""
+    async def run():
+        app = Host(panel)
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            return await scenario(pilot)
+    return asyncio.run(run())
+
+
+async def wait_for(pilot, condition, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        await pilot.pause(0.02)
+
+
+async def finish(pilot) -> None:
+    """Wait until the panel's search has ended and its result is drawn."""
+    await wait_for(pilot, lambda: pilot.app.panel.running is None)
+    await pilot.pause()
+
+
+def text_of(panel: SolverPanel, selector: str) -> str:
+    return str(panel.query_one(selector, Static).content)
+
+
+def panel_for(fen: str, tmp_path: Path, mode: str = "checks") -> SolverPanel:
+    # An empty table directory: the searches run without tablebases.
+    return SolverPanel(tmp_path, board=Board(fen), mode=mode)
+
+
+def test_solve_shows_the_mate_and_the_main_line(tmp_path):
+    panel = panel_for(QI_TUN_GUAN_YOU, tmp_path)
+
+    async def scenario(pilot):
+        await pilot.press("s")
+        await finish(pilot)
+        chinese = text_of(panel, "#solver-result"), text_of(panel, "#solver-line"), \
+            text_of(panel, "#solver-progress")
+        panel.notation = "iccs"
+        await pilot.pause()
+        return chinese, text_of(panel, "#solver-line")
+
+    (result, line, stats), iccs_line = drive(panel, scenario)
+    assert result == "Mate in 7 (13 plies), every move a check"
+    assert line.splitlines()[0] == "Main line  step 0/13, n/p to step"
+    assert " ".join(line.splitlines()[1:]) == QI_TUN_GUAN_YOU_LINE
+    expected = solve(Board(QI_TUN_GUAN_YOU), mode="checks")
+    assert re.fullmatch(rf"{expected.nodes:,} nodes in [\d.]+ s \([\d,]+ k nodes/s\)", stats)
+    assert iccs_line.splitlines()[1].startswith("1. " + " ".join(
+        m.iccs() for m in expected.main_line[:2]))
+
+
+def test_modes_and_the_max_moves_bound(tmp_path):
+    panel = panel_for(ROOK_AND_ADVISORS, tmp_path)
+
+    async def scenario(pilot):
+        panel.query_one("#solver-max-moves", Input).value = "10"
+        await pilot.press("s")
+        await finish(pilot)
+        checks = text_of(panel, "#solver-result")
+        await pilot.press("m", "s")
+        await finish(pilot)
+        return checks, panel.mode, text_of(panel, "#solver-result"), panel.line
+
+    checks, mode, any_moves, line = drive(panel, scenario)
+    assert checks == "No continuous-check mate within 10 moves"
+    assert mode == "any"
+    assert any_moves == "Mate in 3 (5 plies), quiet moves allowed"
+    assert line == solve(Board(ROOK_AND_ADVISORS), mode="any", max_moves=10).main_line
+
+
+def test_stepping_shows_each_position_of_the_line(tmp_path):
+    panel = panel_for(QI_TUN_GUAN_YOU, tmp_path)
+
+    async def scenario(pilot):
+        await pilot.press("s")
+        await finish(pilot)
+        await pilot.press("p")                 # already at the start: nothing to show
+        await pilot.press("n", "right", "n", "p", "left")
+        return list(pilot.app.shown), text_of(panel, "#solver-line")
+
+    shown, line = drive(panel, scenario)
+    main_line = solve(Board(QI_TUN_GUAN_YOU), mode="checks").main_line
+    boards = [Board(QI_TUN_GUAN_YOU)]
+    for move in main_line[:3]:
+        boards.append(boards[-1].copy())
+        boards[-1].push(move)
+    expected = [(boards[1].fen(), main_line[0]), (boards[2].fen(), main_line[1]),
+                (boards[3].fen(), main_line[2]), (boards[2].fen(), main_line[1]),
+                (boards[1].fen(), main_line[0])]
+    assert shown == expected
+    assert line.splitlines()[0] == "Main line  step 1/13, n/p to step"
+
+
+def test_verify_reports_a_cooked_key_and_tries(tmp_path):
+    panel = panel_for(ROOK_MATES, tmp_path, mode="any")
+
+    async def scenario(pilot):
+        await pilot.press("v")
+        await finish(pilot)
+        cooked = text_of(panel, "#solver-report")
+        await pilot.press("m", "v")
+        await finish(pilot)
+        return cooked, text_of(panel, "#solver-report")
+
+    cooked, unique = drive(panel, scenario)
+    board = Board(ROOK_MATES)
+
+    def chinese(iccs: str, before: Board = board) -> str:
+        return write_move(before, Move.from_iccs(iccs), "chinese")
+
+    lines = cooked.splitlines()
+    assert lines[:4] == ["Soundness: mate in 1", "Verdict: mate in 1 (1 ply)",
+                         f"Key: {chinese('a0a8')} (cooked)",
+                         f"  cook: {chinese('a0d0')} also mates in 1"]
+    assert lines[-1] == "No duals on the main line."
+    after_try = board.copy()
+    after_try.push(Move.from_iccs("a0a9"))
+    assert unique.splitlines() == [
+        "Soundness: continuous check (连照) in 1", "Verdict: mate in 1 (1 ply)",
+        f"Key: {chinese('a0d0')} (unique)",
+        f"  try: {chinese('a0a9')}, refuted only by {chinese('d9d8', after_try)}",
+        "No duals on the main line."]
+
+
+def test_verify_reports_duals_on_the_main_line(tmp_path):
+    panel = panel_for(FENS[7], tmp_path)        # 适情雅趣 No. 8, 珠藏韫柜
+
+    async def scenario(pilot):
+        await pilot.press("v")
+        await finish(pilot)
+        return text_of(panel, "#solver-report"), panel.line
+
+    report, line = drive(panel, scenario)
+    before_dual = Board(FENS[7])
+    for move in line[:14]:
+        before_dual.push(move)
+    dual = write_move(before_dual, Move.from_iccs("c6d6"), "chinese")
+    assert f"  dual at move 8: {dual} also mates in 2" in report.splitlines()
+    assert "Key: " in report and "(unique)" in report
+
+
+def test_live_progress_and_cancel_keep_the_proven_bound(tmp_path):
+    panel = panel_for(CHUN_LEI_JING_ZHE, tmp_path)
+
+    async def scenario(pilot):
+        panel.action_solve()
+        await wait_for(pilot, lambda: "proven" in text_of(panel, "#solver-progress"))
+        progress = text_of(panel, "#solver-progress")
+        await pilot.press("c")
+        await finish(pilot)
+        return progress, text_of(panel, "#solver-result"), panel.check_action("cancel", ())
+
+    progress, result, can_cancel = drive(panel, scenario)
+    assert re.fullmatch(r"solve: [\d,]+ nodes · [\d,]+ k nodes/s · [\d.]+ s · mate within "
+                        r"(\d+) proven, proving the shortest", progress)
+    bound = int(re.search(r"mate within (\d+)", progress).group(1))
+    assert bound >= 20
+    assert re.fullmatch(r"Mate within (\d+) moves \(cancelled before the shortest length was "
+                        r"proven\)", result)
+    assert int(re.search(r"\d+", result).group()) <= bound
+    assert not can_cancel
+
+
+def test_cancel_without_a_result_is_unknown_never_no_mate(tmp_path):
+    panel = panel_for(Board().fen(), tmp_path, mode="any")
+
+    async def scenario(pilot):
+        panel.action_solve()                 # mate within 20 from the opening: never ends
+        await wait_for(pilot, lambda: "nodes" in text_of(panel, "#solver-progress"))
+        start = time.monotonic()
+        await pilot.press("escape")
+        await finish(pilot)
+        return time.monotonic() - start, text_of(panel, "#solver-result")
+
+    seconds, result = drive(panel, scenario)
+    assert result == "Unknown: cancelled before the search finished"
+    assert seconds < 10
+
+
+def test_a_new_position_cancels_the_search_of_the_old_one(tmp_path):
+    panel = panel_for(Board().fen(), tmp_path, mode="any")
+
+    async def scenario(pilot):
+        panel.action_solve()
+        await pilot.pause(0.05)
+        panel.show_position(Board(ROOK_MATES))
+        await finish(pilot)
+        return text_of(panel, "#solver-result"), panel.line
+
+    result, line = drive(panel, scenario)
+    assert result == "The solve of the previous position was cancelled."
+    assert line == []
+
+
+def test_a_finished_game_cannot_be_solved(tmp_path):
+    panel = panel_for("3k5/2R6/9/9/9/9/9/9/9/4K4 b", tmp_path)   # Black is stalemated (困毙)
+
+    async def scenario(pilot):
+        await pilot.press("s")
+        return text_of(panel, "#solver-result"), panel.running
+
+    assert drive(panel, scenario) == ("The side to move has no legal move: the game is over.",
+                                      None)
+
+
+# -- the solver hooks the panel uses --------------------------------------------------------
+
+def test_progress_nodes_sets_how_often_the_hook_is_called():
+    def calls(limits: Limits | None) -> tuple[int, int]:
+        count = []
+        result = Solver(Board(FENS[1]), "checks", limits,
+                        progress=lambda nodes, used: count.append(nodes)).run(60)
+        return len(count), result.nodes
+
+    default_calls, nodes = calls(None)
+    frequent_calls, same_nodes = calls(Limits(progress_nodes=4096))
+    assert nodes == same_nodes and nodes > 20_000
+    assert default_calls <= nodes // 100_000 + 1
+    assert frequent_calls >= nodes // 8192
+
+
+def test_verify_progress_hook_cancels():
+    report = verify(Board(CHUN_LEI_JING_ZHE), "checks", limits=Limits(progress_nodes=4096),
+                    progress=lambda nodes, used: True)
+    assert report.verdict == "unknown" and report.unproven == ["the mate search hit a limit"]

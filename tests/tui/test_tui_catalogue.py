@@ -1,0 +1,193 @@
+"""The catalogue browser: the studio opens on it; its search, filters and pages show what
+:func:`puzzles.catalogue.query` answers; Enter opens an entry in analyse mode; the palette,
+the F-keys and the help know it.  The catalogue is built from ``puzzles/data`` into a
+temporary file (``XQSTUDIO_CATALOGUE``)."""
+from __future__ import annotations
+
+import io
+import re
+
+from rich.console import Console
+from textual.widgets import DataTable, Input, Select, Static
+
+from puzzles.catalogue import query
+from tui.app import XQStudioApp
+from tui.screens.analyse import AnalyseScreen
+from tui.screens.catalogue import PAGE_SIZE, CatalogueScreen
+from tui.screens.help import HelpScreen
+from tui.widgets.board import BoardView
+
+SIZE = (110, 34)
+
+
+async def catalogue_opened(pilot) -> CatalogueScreen:
+    """Wait for the catalogue screen to open its database and show the first page."""
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    return pilot.app.screen
+
+
+def shown(screen: CatalogueScreen) -> tuple[str, list[str], str | None]:
+    """The count line, the titles in the results table and the FEN of the preview."""
+    table = screen.query_one("#catalogue-results", DataTable)
+    titles = [str(table.get_row_at(row)[1]) for row in range(table.row_count)]
+    preview = screen.query_one("#catalogue-board", BoardView).board
+    count = str(screen.query_one("#catalogue-count", Static).render())
+    return count, titles, preview.fen() if preview else None
+
+
+def test_the_studio_opens_on_the_catalogue_unless_given_a_fen(catalogue, drive):
+    async def scenario(pilot):
+        return type(await catalogue_opened(pilot))
+
+    assert drive(XQStudioApp(), scenario, SIZE) is CatalogueScreen
+    assert drive(XQStudioApp("3k5/9/9/9/9/9/9/9/9/4K3R w"), scenario, SIZE) is AnalyseScreen
+
+
+def test_search_shows_the_hits_of_the_catalogue_query(catalogue, drive):
+    async def scenario(pilot):
+        screen = await catalogue_opened(pilot)
+        everything = shown(screen)
+        await pilot.press("slash", *"马后炮")
+        chinese = shown(screen)
+        await pilot.press("enter")            # from the search box to the results
+        focused = pilot.app.focused.id
+        screen.query_one("#catalogue-search", Input).value = "trough horse"
+        await pilot.pause()
+        return everything, chinese, focused, shown(screen)
+
+    everything, chinese, focused, english = drive(XQStudioApp(), scenario, SIZE)
+    first_page = query(catalogue, limit=PAGE_SIZE)
+    pages = -(-first_page.total // PAGE_SIZE)
+    assert everything[0] == f"1–{PAGE_SIZE} of {first_page.total} · page 1/{pages}"
+    assert everything[1] == [entry.title for entry in first_page.entries]
+    hits = query(catalogue, text="马后炮")
+    assert hits.total == 3
+    assert chinese == (f"1–3 of 3 · page 1/1", [entry.title for entry in hits.entries],
+                       hits.entries[0].fen)
+    assert focused == "catalogue-results"
+    trough = query(catalogue, text="trough horse")
+    assert english[0].startswith(f"1–{trough.total} of {trough.total}")
+    assert english[1] == [entry.title for entry in trough.entries]
+
+
+def test_filters_combine_as_in_the_query(catalogue, drive):
+    async def scenario(pilot):
+        screen = await catalogue_opened(pilot)
+        screen.query_one("#catalogue-pattern", Select).value = "trough-horse"
+        await pilot.pause()
+        by_pattern = shown(screen)
+        screen.query_one("#catalogue-pattern", Select).clear()
+        screen.query_one("#catalogue-collection", Select).value = "适情雅趣"
+        screen.query_one("#catalogue-verdict", Select).value = "mate"
+        await pilot.click("#catalogue-max-moves")
+        await pilot.press("3")
+        by_collection = shown(screen)
+        screen.query_one("#catalogue-collection", Select).clear()
+        screen.query_one("#catalogue-verdict", Select).clear()
+        screen.query_one("#catalogue-max-moves", Input).value = ""
+        screen.query_one("#catalogue-kind", Select).value = "example"
+        screen.query_one("#catalogue-pieces", Input).value = "车马"
+        await pilot.pause()
+        by_pieces = shown(screen)
+        screen.query_one("#catalogue-pieces", Input).value = "车Q"
+        await pilot.pause()
+        return by_pattern, by_collection, by_pieces, shown(screen)
+
+    by_pattern, by_collection, by_pieces, bad_pieces = drive(XQStudioApp(), scenario, SIZE)
+    for (count, titles, _), expected in (
+            (by_pattern, query(catalogue, pattern="卧槽马", limit=PAGE_SIZE)),
+            (by_collection, query(catalogue, collection="适情雅趣", verdict="mate", max_moves=3,
+                                  limit=PAGE_SIZE)),
+            (by_pieces, query(catalogue, kind="example", pieces="RN", limit=PAGE_SIZE))):
+        assert expected.entries
+        assert count.startswith(f"1–{len(expected.entries)} of {expected.total} ")
+        assert titles == [entry.title for entry in expected.entries]
+    assert bad_pieces[0] == "unknown piece 'Q' in '车Q' (use R N C P A B or 车马炮兵仕相)"
+    assert bad_pieces[1] == []
+
+
+def test_pages_turn_with_page_down_and_up(catalogue, drive):
+    async def scenario(pilot):
+        screen = await catalogue_opened(pilot)
+        await pilot.press("pagedown", "pagedown")
+        third = shown(screen)
+        await pilot.press("pageup")
+        second = shown(screen)
+        await pilot.press("pageup", "pageup")       # the second press has no page to go to
+        return third, second, shown(screen)
+
+    third, second, first = drive(XQStudioApp(), scenario, SIZE)
+    total = query(catalogue, limit=0).total
+    pages = -(-total // PAGE_SIZE)
+    for (count, titles, _), offset in ((third, 2 * PAGE_SIZE), (second, PAGE_SIZE), (first, 0)):
+        page = query(catalogue, limit=PAGE_SIZE, offset=offset)
+        assert count == (f"{offset + 1}–{offset + PAGE_SIZE} of {total} · page "
+                         f"{offset // PAGE_SIZE + 1}/{pages}")
+        assert titles == [entry.title for entry in page.entries]
+
+
+def test_enter_opens_the_entry_in_analyse_mode_and_f2_f3_switch(catalogue, drive):
+    async def scenario(pilot):
+        screen = await catalogue_opened(pilot)
+        screen.query_one("#catalogue-search", Input).value = "马后炮"
+        await pilot.pause()
+        await pilot.press("down")
+        preview = shown(screen)[2]
+        await pilot.press("enter")
+        await pilot.pause()
+        analyse = pilot.app.screen
+        opened = (type(analyse), analyse.start_board.fen(),
+                  analyse.query_one("#board", BoardView).board.fen())
+        await pilot.press("f2")
+        await pilot.pause()
+        back = pilot.app.screen
+        count = shown(back)[0]
+        await pilot.press("f3")
+        await pilot.pause()
+        return preview, opened, back is screen, count, pilot.app.screen is analyse
+
+    preview, (screen_type, start_fen, board_fen), same_screen, count, analyse_again = drive(
+        XQStudioApp(), scenario, SIZE)
+    entry = query(catalogue, text="马后炮").entries[1]
+    assert preview == entry.fen
+    assert screen_type is AnalyseScreen and start_fen == board_fen == entry.fen
+    assert same_screen and count.startswith("1–3 of 3") and analyse_again
+
+
+def test_palette_browses_the_catalogue_and_help_lists_its_keys(catalogue, drive):
+    async def scenario(pilot):
+        await pilot.press("ctrl+p", *"browse the catalogue")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        screen = await catalogue_opened(pilot)
+        await pilot.press("f1")
+        help_screen = pilot.app.screen
+        console = Console(width=100, record=True, file=io.StringIO())
+        for section in help_screen.query(".help-section").results(Static):
+            console.print(section.content)
+        return type(screen), type(help_screen), console.export_text()
+
+    app = XQStudioApp("3k5/9/9/9/9/9/9/9/9/4K3R w")
+    screen_type, help_type, text = drive(app, scenario, SIZE)
+    assert screen_type is CatalogueScreen and help_type is HelpScreen
+    for title, keys, description in (
+            ("Studio", "f2", "Catalogue"), ("Studio", "f3", "Analyse"),
+            ("Studio", "f4", "Practise this position"),
+            ("Catalogue", "⏎", "Open in analyse mode"), ("Catalogue", "p", "Practise"),
+            ("Catalogue", "/", "Search"), ("Catalogue", "pgdn", "Next page"),
+            ("Practice", "h", "Hint"), ("Practice", "s", "Solution"),
+            ("Practice", "u", "Take back a pair"), ("Practice", "r", "Restart"),
+            ("Practice", "esc", "Leave the practice")):
+        section = text[re.search(rf"^{title} *$", text, re.M).start():]
+        assert re.search(rf"^{re.escape(keys)} +{re.escape(description)} *$", section, re.M), \
+            (title, keys)
+
+
+def test_catalogue_snapshot(catalogue, snap_compare):
+    async def search(pilot):
+        await catalogue_opened(pilot)
+        pilot.app.screen.query_one("#catalogue-search", Input).value = "马后炮"
+        await pilot.pause()
+
+    assert snap_compare(XQStudioApp(), press=["down"], run_before=search, terminal_size=SIZE)

@@ -1,0 +1,85 @@
+"""The help screen lists the real bindings; the command palette offers the studio's commands;
+``xqstudio studio`` checks its FEN before taking the terminal."""
+from __future__ import annotations
+
+import io
+import re
+
+from rich.console import Console
+from textual.binding import Binding
+from textual.widgets import Static
+
+from tui.cli import main
+from tui.screens.analyse import AnalyseScreen
+from tui.screens.help import HelpScreen
+from tui.screens.setup import SetupScreen
+from tui.widgets.board import BoardView
+from tui.widgets.move_list import MoveList
+
+
+def help_text(screen: HelpScreen) -> str:
+    console = Console(width=100, record=True, file=io.StringIO())
+    for section in screen.query(".help-section").results(Static):
+        console.print(section.content)
+    return console.export_text()
+
+
+def test_help_lists_every_binding(studio):
+    async def scenario(pilot):
+        await pilot.press("question_mark")
+        opened_by_question_mark = pilot.app.screen
+        text = help_text(opened_by_question_mark)
+        await pilot.press("escape", "f1")
+        opened_by_f1 = type(pilot.app.screen)
+        await pilot.press("escape")
+        return type(opened_by_question_mark), text, opened_by_f1, type(pilot.app.screen)
+
+    opened, text, opened_by_f1, closed = studio(scenario)
+    assert opened is HelpScreen and opened_by_f1 is HelpScreen and closed is AnalyseScreen
+    for node_class in (BoardView, AnalyseScreen, SetupScreen):
+        for binding in Binding.make_bindings(node_class.BINDINGS):
+            assert binding.description in text, binding
+    for keys, description in (("^l", "Clear"), ("[ pgup", "Back"), ("^p", "Command palette"),
+                              ("K A B N R C P H E", "Place a Red piece"), ("u ⌫", "Take back"),
+                              ("? f1", "Help"), ("↑ ↓ ← →", "Move the cursor")):
+        assert re.search(rf"^{re.escape(keys)} +{re.escape(description)} *$", text, re.M), keys
+
+
+def test_palette_runs_a_studio_command(studio):
+    async def scenario(pilot):
+        await pilot.press("ctrl+p")
+        await pilot.press(*"flip board")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        flipped = pilot.app.screen.query_one(BoardView).flipped
+        await pilot.press("ctrl+p", *"switch notation")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        return flipped, pilot.app.screen.query_one(MoveList).notation
+
+    assert studio(scenario) == (True, "wxf")
+
+
+def test_palette_set_up_from_analyse_and_back(studio):
+    async def scenario(pilot):
+        await pilot.press("ctrl+p", *"set up position")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        opened = type(pilot.app.screen)
+        await pilot.press("ctrl+p", *"new game")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        return opened, type(pilot.app.screen)
+
+    assert studio(scenario, fen="3k5/4a4/9/9/9/9/9/9/9/3RK4 b") == (SetupScreen, AnalyseScreen)
+
+
+def test_studio_command_refuses_a_bad_fen(capsys):
+    status = main(["studio", "--fen", "9/9/9/9/9/9/9/9/9/4K4 w"])
+    out, err = capsys.readouterr()
+    assert status == 1 and out == ""
+    assert err.strip() == "error: invalid FEN: Black has no king"

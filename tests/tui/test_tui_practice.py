@@ -1,0 +1,206 @@
+"""Practice mode: the user plays the attacker of a catalogue example; a right move is answered
+with the defence :class:`solver.practice.Practice` finds on its own, a wrong one is taken
+back with the fastest named, the hint marks its points, the solution and the mate are
+shown; a position from analyse mode is practised too, and one without a mate is refused."""
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Input, Static
+
+from puzzles.catalogue import query
+from solver.practice import Practice
+from tui.app import XQStudioApp
+from tui.screens.catalogue import CatalogueScreen
+from tui.screens.practice import PracticeScreen, numbered_line
+from tui.widgets.board import BoardView
+from tui.widgets.move_list import MoveList
+from tui.widgets.status_line import StatusLine
+from xiangqi import Board, Move
+from xiangqi.notation import write_move
+
+SIZE = (110, 34)
+# From e0, the cursor's start: f6 is one file right and six ranks up, g8 one and two more.
+KEYS_F6_G8 = ["right", *["up"] * 6, "enter", "right", "up", "up", "enter"]
+
+
+@pytest.fixture
+def example(catalogue):
+    """马后炮 例1: continuous checks, mate in 2 (马四进三 将5进1 炮一进二)."""
+    entry = query(catalogue, text="马后炮").entries[0]
+    assert (entry.title, entry.stipulation, entry.moves) == ("马后炮 例1", "checks", 2)
+    return entry
+
+
+async def settle(pilot) -> None:
+    """Wait for the workers (opening the catalogue, the solver) and the screen after them."""
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def practise_first_hit(pilot, text: str) -> PracticeScreen:
+    """From the catalogue: search ``text``, press p on the first hit, wait for the solver."""
+    await settle(pilot)
+    pilot.app.screen.query_one("#catalogue-search", Input).value = text
+    await pilot.pause()
+    await pilot.press("p")
+    await settle(pilot)
+    return pilot.app.screen
+
+
+async def enter_move(pilot, screen: PracticeScreen, iccs: str) -> None:
+    board_view = screen.query_one("#practice-board", BoardView)
+    board_view.post_message(BoardView.MoveEntered(board_view, Move.from_iccs(iccs)))
+    await settle(pilot)
+
+
+def texts(screen: PracticeScreen) -> dict[str, str]:
+    """The practice screen's words: problem, status, message, score, solution, moves."""
+    found = {name: str(screen.query_one(f"#practice-{name}", Static).render())
+             for name in ("problem", "message", "score", "solution")}
+    found["status"] = str(screen.query_one("#practice-status", StatusLine).render())
+    found["moves"] = screen.query_one("#practice-moves", MoveList).line_text()
+    return found
+
+
+def test_a_right_move_keeps_the_mate_and_gets_the_longest_defence(example, drive):
+    async def scenario(pilot):
+        screen = await practise_first_hit(pilot, "马后炮")
+        opened = type(screen), texts(screen)
+        await pilot.press(*KEYS_F6_G8)
+        await settle(pilot)
+        after_first = screen.practice.board.copy(), texts(screen)
+        await enter_move(pilot, screen, "i6i8")
+        board_view = screen.query_one("#practice-board", BoardView)
+        return opened, after_first, texts(screen), board_view.interactive
+
+    opened, (board, first), mated, interactive = drive(XQStudioApp(), scenario, SIZE)
+    screen_type, start = opened
+    assert screen_type is PracticeScreen
+    assert start["problem"] == ("马后炮 例1\nRed 红方 to play: mate in 2 (3 plies), 连照杀 every "
+                                "move checks")
+    assert start["message"] == "Your move: mate in 2 (3 plies)."
+
+    right_move = Move.from_iccs("f6g8")
+    practice = Practice(Board(example.fen), mode="checks")
+    practice.play(right_move)
+    defence = practice.defend()
+    assert board.move_stack[-1] == defence and board.fen() == practice.board.fen()
+    after_right_move = Board(example.fen)
+    after_right_move.push(right_move)
+    reply = write_move(after_right_move, defence, "chinese")
+    assert reply == "将5进1"
+    assert first["message"] == (
+        "✓ 马四进三 keeps the forced mate: mate in 2 (3 plies), the fastest.\n"
+        f"Black 黑方 replies {reply}, the longest resistance: now mate in 1 (1 ply).")
+    assert first["score"] == "Score: 1 move played, 1 fastest · 0 wrong tries · 0 hints"
+    assert first["moves"] == "1. 马四进三 将5进1"
+
+    assert mated["message"] == "将死! 炮一进二 ends it: mate in 2, optimal."
+    assert "Black 黑方 is in checkmate 将死" in mated["status"]
+    assert mated["score"] == "Score: 2 moves played, 2 fastest · 0 wrong tries · 0 hints"
+    assert interactive is False
+
+
+def test_a_wrong_move_is_taken_back_with_the_fastest_named(example, drive):
+    practice = Practice(Board(example.fen), mode="checks")
+    losing_check = next(move for move in sorted(practice.board.legal_moves, key=Move.iccs)
+                        if practice.board.gives_check(move)
+                        and practice.evaluate(move).keeps_mate is False)
+
+    async def scenario(pilot):
+        screen = await practise_first_hit(pilot, "马后炮")
+        await enter_move(pilot, screen, "i6i7")              # 炮一进一: no check
+        quiet = screen.practice.board.fen(), texts(screen)
+        await enter_move(pilot, screen, losing_check.iccs())
+        return quiet, screen.practice.board.fen(), texts(screen)
+
+    (quiet_fen, quiet), checked_fen, checked = drive(XQStudioApp(), scenario, SIZE)
+    assert quiet_fen == checked_fen == Board(example.fen).fen()
+    assert quiet["message"] == ("✗ 炮一进一 is not a check (every move must check); the fastest "
+                                "was 马四进三, mate in 2 (3 plies). Taken back: try again.")
+    words = write_move(Board(example.fen), losing_check, "chinese")
+    assert checked["message"] == (f"✗ {words} loses the forced mate; the fastest was 马四进三, "
+                                  "mate in 2 (3 plies). Taken back: try again.")
+    assert checked["score"] == "Score: 0 moves played, 0 fastest · 2 wrong tries · 0 hints"
+    assert checked["moves"] == ""
+
+
+def test_hint_solution_take_back_and_restart(example, drive):
+    start = Board(example.fen)
+    hint = Practice(start, mode="checks").hint()
+    solution = numbered_line(start, Practice(start, mode="checks").solution())
+
+    async def scenario(pilot):
+        screen = await practise_first_hit(pilot, "马后炮")
+        board_view = screen.query_one("#practice-board", BoardView)
+        marked = []
+        mark_squares = board_view.mark_squares
+
+        def recording_mark_squares(squares, style_name):
+            marked.append((sorted(squares), style_name))
+            mark_squares(squares, style_name)
+
+        board_view.mark_squares = recording_mark_squares
+        await pilot.press("h")
+        await settle(pilot)
+        hinted = texts(screen)["message"], list(marked)
+        await pilot.press("s")
+        await settle(pilot)
+        solved = texts(screen)["solution"]
+        await enter_move(pilot, screen, "f6g8")
+        await pilot.press("u")
+        await pilot.pause()
+        taken_back = screen.practice.board.fen(), texts(screen)
+        await enter_move(pilot, screen, "f6g8")
+        await pilot.press("r")
+        await pilot.pause()
+        restarted = screen.practice.board.fen(), texts(screen)
+        await pilot.press("escape")
+        await pilot.pause()
+        return hinted, solved, taken_back, restarted, type(pilot.app.screen)
+
+    (message, marked), solved, taken_back, restarted, left_to = drive(
+        XQStudioApp(), scenario, SIZE)
+    assert message == "Hint: 马四进三, mate in 2 (3 plies)."
+    assert marked == [(sorted([hint.from_square, hint.to_square]), "hint")]
+    assert hint == Move.from_iccs("f6g8")
+    assert solved == f"Solution from here: {solution}" == \
+        "Solution from here: 1. 马四进三 将5进1 2. 炮一进二"
+    for fen, shown in (taken_back, restarted):
+        assert fen == start.fen() and shown["moves"] == ""
+    assert taken_back[1]["message"] == "Took back 马四进三 and the reply: mate in 2 (3 plies) again."
+    assert restarted[1]["message"] == "Restarted: mate in 2 (3 plies)."
+    assert restarted[1]["score"] == "Score: 0 moves played, 0 fastest · 0 wrong tries · 0 hints"
+    assert left_to is CatalogueScreen
+
+
+def test_practise_the_analysed_position_or_say_why_not(catalogue, drive):
+    async def scenario(pilot):
+        await pilot.press("f4")                 # KR vs KAA: no mate by checks, quiet mate in 3
+        await settle(pilot)
+        screen = pilot.app.screen
+        quiet_mate = type(screen), texts(screen)["problem"]
+        await pilot.press("escape", "f2")
+        await settle(pilot)
+        pilot.app.screen.query_one("#catalogue-search", Input).value = "七星聚会"
+        await pilot.pause()
+        await pilot.press("p")
+        await settle(pilot)
+        return quiet_mate, texts(pilot.app.screen)["message"]
+
+    app = XQStudioApp("3ak4/4a4/9/9/9/9/9/9/9/3K4R w")
+    (screen_type, problem), refused = drive(app, scenario, SIZE)
+    assert screen_type is PracticeScreen
+    assert problem == ("The position from analyse mode\nRed 红方 to play: mate in 3 (5 plies), "
+                       "any moves")
+    assert refused.startswith("This position cannot be practised: 七星聚会")
+    assert refused.endswith(" is a draw study (和局): there is no forced mate to practise.")
+
+
+def test_practice_snapshot(catalogue, snap_compare):
+    async def first_move(pilot):
+        screen = await practise_first_hit(pilot, "马后炮")
+        await enter_move(pilot, screen, "f6g8")
+
+    assert snap_compare(XQStudioApp(), run_before=first_move, terminal_size=SIZE)

@@ -1,0 +1,74 @@
+"""Analyse mode with the repetition rules (棋例) and the tablebase and solver panels mounted:
+a forbidden repetition is announced with its verdict, the panels follow the position, and a
+tablebase move played from the panel lands in the line."""
+from __future__ import annotations
+
+from tablebases.build import build
+from tui.screens.analyse import AnalyseScreen
+from tui.widgets.board import BoardView
+from tui.widgets.solver_panel import SolverPanel
+from tui.widgets.status_line import StatusLine
+from tui.widgets.tablebase_panel import TablebasePanel
+from xiangqi import Board, Move
+
+# 一将一捉: the rook checks from a9 and chases the horse from a7 (Chinese rules: forbidden).
+CYCLE_FEN = "4k4/9/R1n6/9/9/9/9/9/9/3K5 w - - 0 1"
+CYCLE = ["a7a9", "e9e8", "a9a7", "e8e9"]
+
+
+def play(screen: AnalyseScreen, moves: list[str]) -> None:
+    board_view = screen.query_one("#board", BoardView)
+    for text in moves:
+        screen.play_move(BoardView.MoveEntered(board_view, Move.from_iccs(text)))
+
+
+def status_text(screen: AnalyseScreen) -> str:
+    return str(screen.query_one("#status", StatusLine).render())
+
+
+def test_forbidden_repetition_is_announced_with_the_rule(studio):
+    async def scenario(pilot):
+        screen = pilot.app.screen
+        play(screen, CYCLE)
+        await pilot.pause()
+        twice = status_text(screen)
+        play(screen, CYCLE)
+        await pilot.pause()
+        thrice = status_text(screen)
+        await pilot.press("r")                  # the Asian rules allow one check, one chase
+        await pilot.pause()
+        return twice, thrice, status_text(screen), list(pilot.app.notified)
+
+    twice, thrice, asian, notified = studio(scenario, fen=CYCLE_FEN)
+    assert "repetition ×2: Red must deviate" in twice
+    assert "repetition ×3: Red must deviate" in thrice
+    assert "repetition ×3: draw" in asian
+    verdicts = [m for m in notified if "26.4" in m]
+    assert len(verdicts) == 1 and "一将一捉" in verdicts[0]
+    assert any("AXF" in m for m in notified)
+
+
+def test_panels_follow_the_position_and_play_the_best_move(studio, tmp_path, monkeypatch):
+    build("KRK", tmp_path, log=lambda line: None)
+    monkeypatch.setenv("XQSTUDIO_TABLES", str(tmp_path))
+    fen = "3k5/9/9/9/9/9/9/9/4R4/4K4 w - - 0 1"
+
+    async def scenario(pilot):
+        screen = pilot.app.screen
+        panel = screen.query_one("#tablebase-panel", TablebasePanel)
+        panel.directory = tmp_path
+        panel.show_position(screen.board)
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        best = panel.ranked[0].move
+        solver_board = screen.query_one("#solver-panel", SolverPanel).board
+        panel.post_message(TablebasePanel.PlayMove(panel, best))
+        await pilot.pause()
+        return best, screen.line, solver_board.fen(), screen.board.fen()
+
+    best, line, solver_fen, after = studio(scenario, fen=fen)
+    assert line == [best]
+    assert solver_fen == fen
+    expected = Board(fen)
+    expected.push(best)
+    assert after == expected.fen()

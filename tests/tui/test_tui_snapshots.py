@@ -1,0 +1,27 @@
+"""SVG snapshots of the studio (``tests/tui/__snapshots__/``); after a deliberate change of
+the look, regenerate them with ``pytest tests/tui --snapshot-update`` and review the SVGs."""
+from __future__ import annotations
+
+from tui.app import XQStudioApp
+
+IN_CHECK = "3k5/4a4/9/9/9/9/9/9/9/3RK4 b - - 0 1"
+
+
+def test_analyse_start_position(snap_compare):
+    assert snap_compare(XQStudioApp(start_mode="analyse"), terminal_size=(100, 32))
+
+
+def test_analyse_fits_80_by_24(snap_compare):
+    # 炮二平五 played, so the last move and the move list show too.
+    keys = ["right", "right", "right", "up", "up", "enter", "left", "left", "left", "enter"]
+    assert snap_compare(XQStudioApp(start_mode="analyse"), press=keys, terminal_size=(80, 24))
+
+
+def test_analyse_check_with_the_king_selected(snap_compare):
+    keys = ["left", *["up"] * 9, "enter"]          # the cursor from e0 to d9, select the king
+    assert snap_compare(XQStudioApp(IN_CHECK), press=keys, terminal_size=(100, 32))
+
+
+def test_setup_editor_with_an_error(snap_compare):
+    keys = ["e", "ctrl+l", "up", "P"]               # a red pawn on e1, where none can stand
+    assert snap_compare(XQStudioApp(start_mode="analyse"), press=keys, terminal_size=(100, 32))

@@ -1,0 +1,154 @@
+"""``XQStudioApp``: the Textual studio.
+
+Modes (``App.MODES``): each mode has its own screen stack, switched with ``app.switch_mode``.
+
+* ``catalogue`` (:class:`tui.screens.catalogue.CatalogueScreen`), the start mode when the
+  app is given no position: browse the kill patterns and compositions (F2);
+* ``analyse`` (:class:`tui.screens.analyse.AnalyseScreen`), built from the position given
+  to the app (the start position by default), and the start mode when a FEN is given (F3).
+
+Screens pushed on the current mode: the practice screen (``p`` in the catalogue, F4 or
+"Practise this position" in the palette), whose Escape goes back to where it came from; the
+set-up editor (``e``, or "Set up position" in the palette), whose accepted position opens in
+analyse mode; the FEN dialog; the help screen (``?``/F1).
+
+Adding a mode (as ``catalogue`` was added):
+
+1. write a :class:`textual.screen.Screen` subclass that takes no arguments;
+2. list it in :attr:`XQStudioApp.MODES` (``"catalogue": CatalogueScreen``);
+3. give it a way in: a binding in :attr:`XQStudioApp.BINDINGS` such as
+   ``Binding("f5", "switch_mode('library')", "Library")`` and/or a
+   :class:`tui.commands.StudioCommand` appended to ``STUDIO_COMMANDS``;
+4. add its screen class to :attr:`XQStudioApp.HELP_SECTIONS` so its keys are in the help;
+5. to show a position from it, call :meth:`XQStudioApp.open_in_analyse`.
+"""
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import App
+from textual.binding import Binding, BindingType
+from textual.dom import DOMNode
+
+from xiangqi import Board
+
+from .commands import StudioCommands
+from .screens.analyse import AnalyseScreen
+from .screens.catalogue import CatalogueScreen
+from .screens.fen_dialog import FenDialog
+from .screens.help import HelpScreen, HelpSection
+from .screens.practice import PracticeScreen
+from .screens.setup import SetupScreen
+from .widgets.board import BoardView
+
+ANALYSE_MODE = "analyse"
+CATALOGUE_MODE = "catalogue"
+
+
+class XQStudioApp(App[None]):
+    """The studio: the catalogue, analyse mode, practice, the set-up editor, help and the
+    command palette."""
+
+    TITLE = "XQ Studio"
+    CSS_PATH = "app.tcss"
+    COMMANDS = App.COMMANDS | {StudioCommands}
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("question_mark,f1", "show_help", "Help"),
+        Binding("ctrl+q", "quit", "Quit", priority=True),
+        # Not in the footer (the analyse footer is full); listed by help and the palette.
+        Binding("f2", "browse_catalogue", "Catalogue", show=False),
+        Binding("f3", "switch_mode('analyse')", "Analyse", show=False),
+        Binding("f4", "practise_position", "Practise this position", show=False),
+    ]
+
+    MODES: ClassVar[dict] = {CATALOGUE_MODE: CatalogueScreen}
+    """Modes whose screen takes no arguments; ``analyse`` is added in ``__init__``."""
+
+    HELP_SECTIONS: ClassVar[list[tuple[str, type[DOMNode]]]] = [
+        ("Board", BoardView),
+        ("Catalogue", CatalogueScreen),
+        ("Practice", PracticeScreen),
+        ("Analyse", AnalyseScreen),
+        ("Set-up editor", SetupScreen),
+        ("FEN dialog", FenDialog),
+    ]
+    """Titles and classes whose ``BINDINGS`` the help screen lists, after the app's own."""
+
+    def __init__(self, fen: str | None = None, start_mode: str | None = None) -> None:
+        """``fen``: the position analyse mode starts from (default: the start position);
+        raises :class:`xiangqi.FenError` before anything is drawn if it is not legal.
+        ``start_mode``: the mode shown first; by default analyse when a FEN is given, the
+        catalogue otherwise."""
+        super().__init__()
+        self.start_board = Board() if fen is None else Board(fen)
+        self.start_mode = start_mode or (CATALOGUE_MODE if fen is None else ANALYSE_MODE)
+        self.analyse_screen: AnalyseScreen | None = None
+        self.add_mode(ANALYSE_MODE, self._new_analyse_screen)
+
+    def _new_analyse_screen(self) -> AnalyseScreen:
+        self.analyse_screen = AnalyseScreen(self.start_board)
+        return self.analyse_screen
+
+    def on_mount(self) -> None:
+        self.switch_mode(self.start_mode)
+
+    # -- opening positions -------------------------------------------------------------------
+
+    def _show_analyse(self) -> AnalyseScreen:
+        """Switch to analyse mode and close any screen over its board."""
+        self.switch_mode(ANALYSE_MODE)
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+        assert self.analyse_screen is not None    # created by switch_mode
+        return self.analyse_screen
+
+    def open_in_analyse(self, board: Board) -> None:
+        """Show ``board`` in analyse mode, as the start of a new line."""
+        self._show_analyse().load_position(board)
+
+    def action_browse_catalogue(self) -> None:
+        """Show the catalogue's list (closing any practice over it)."""
+        self.switch_mode(CATALOGUE_MODE)
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+
+    def action_practise_position(self) -> None:
+        """Practise the catalogue entry highlighted, or the position analyse mode shows."""
+        screen = self.screen
+        if isinstance(screen, CatalogueScreen):
+            screen.action_practise()
+        elif isinstance(screen, AnalyseScreen):
+            self.push_screen(PracticeScreen(screen.board))
+        else:
+            self.bell()
+
+    def action_new_game(self) -> None:
+        self.open_in_analyse(Board())
+
+    def action_paste_fen(self) -> None:
+        self._show_analyse().action_paste_fen()
+
+    def action_set_up_position(self) -> None:
+        """Open the set-up editor on the position analyse mode shows."""
+        if isinstance(self.screen, SetupScreen):
+            return
+        board = self.analyse_screen.board if self.analyse_screen else self.start_board
+        self.push_screen(SetupScreen(board), self._setup_closed)
+
+    def _setup_closed(self, board: Board | None) -> None:
+        if board is not None:
+            self.open_in_analyse(board)
+
+    # -- help --------------------------------------------------------------------------------
+
+    def help_sections(self) -> list[HelpSection]:
+        """The key bindings by section, taken from the classes' ``BINDINGS``."""
+        studio = [*self.BINDINGS,
+                  Binding(self.COMMAND_PALETTE_BINDING, "command_palette", "Command palette")]
+        return [("Studio", studio),
+                *((title, node_class.BINDINGS) for title, node_class in self.HELP_SECTIONS)]
+
+    def action_show_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.help_sections()))

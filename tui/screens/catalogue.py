@@ -1,0 +1,303 @@
+"""``CatalogueScreen``: browse the kill patterns' examples and the compositions of the catalogue
+(:mod:`puzzles.catalogue`), preview one, open it in analyse mode or practise it.
+
+The filters -- full text (Chinese or English), pattern, collection, kind, verdict, the
+attacker's pieces and the mate's length -- combine as in :func:`puzzles.catalogue.query`.
+Every change runs the query again from its first page; SQLite answers in milliseconds, so
+queries run on the UI thread.  Only opening the catalogue runs in a thread worker, because
+its first use builds the database from the source files (``XQSTUDIO_CATALOGUE`` says where
+it lives, see :mod:`puzzles.paths`).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import sqlite_utils
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Input, Select, Static
+from textual.worker import Worker, WorkerState
+
+from puzzles.catalogue import (CatalogueError, Entry, PatternSummary, Page, list_collections,
+                               list_patterns, open_catalogue, query)
+from puzzles.paths import default_database
+from xiangqi import BLACK, Board
+
+from ..widgets.board import BoardView
+from ..widgets.status_line import SIDE_NAMES
+from .practice import PracticeScreen, numbered_words
+
+PAGE_SIZE = 20
+OPEN_GROUP = "catalogue-open"
+KIND_MARKS = {"example": "例", "composition": "局"}
+STIPULATIONS = {"checks": "连照杀 mate by checks", "win": "先胜 to win", "draw": "先和 to draw"}
+# Column keys, headers and widths (titles and verdicts longer than their column are cut).
+COLUMNS = (("kind", "kind", 4), ("title", "title", 20), ("where", "pattern / No.", 12),
+           ("length", "length", 10), ("verdict", "verdict", 12))
+
+
+def entry_place(entry: Entry) -> str:
+    """Where an entry belongs: its pattern and number, or its collection and number."""
+    if entry.kind == "example":
+        return f"{entry.pattern_name} {entry.number}"
+    return f"{entry.collection} {entry.number}"
+
+
+def entry_length(entry: Entry) -> str:
+    return "—" if entry.moves is None else f"mate in {entry.moves}"
+
+
+class CatalogueScreen(Screen):
+    """Search, filters and results on the left, the highlighted entry's board and
+    description on the right."""
+
+    SUB_TITLE = "Catalogue"
+    AUTO_FOCUS = "#catalogue-results"
+
+    BINDINGS = [
+        Binding("enter", "open_in_analyse", "Open in analyse mode"),
+        Binding("p", "practise", "Practise"),
+        Binding("slash", "focus_search", "Search"),
+        # Priority: over the results table's own page keys, which scroll within the page.
+        Binding("pagedown", "turn_page(1)", "Next page", priority=True),
+        Binding("pageup", "turn_page(-1)", "Previous page", priority=True),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.db: sqlite_utils.Database | None = None
+        self.page: Page | None = None
+        self.patterns: dict[str, PatternSummary] = {}
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="catalogue-body"):
+            with Vertical(id="catalogue-list"):
+                yield Input(placeholder="/ Search 搜索: 马后炮, 卧槽, trough horse …",
+                            id="catalogue-search", compact=True)
+                with Horizontal(classes="catalogue-filter-row"):
+                    yield Select([], prompt="Pattern 杀法: all", id="catalogue-pattern",
+                                 compact=True)
+                    yield Select([], prompt="Collection: all", id="catalogue-collection",
+                                 compact=True)
+                with Horizontal(classes="catalogue-filter-row"):
+                    yield Select([("例 examples", "example"),
+                                  ("局 compositions", "composition")],
+                                 prompt="Kind: all", id="catalogue-kind", compact=True)
+                    yield Select([], prompt="Verdict: all", id="catalogue-verdict",
+                                 compact=True)
+                with Horizontal(classes="catalogue-filter-row"):
+                    yield Input(placeholder="Pieces: 车马, RN", id="catalogue-pieces",
+                                compact=True)
+                    yield Input(placeholder="Min moves", id="catalogue-min-moves",
+                                restrict=r"[0-9]*", max_length=3, compact=True)
+                    yield Input(placeholder="Max moves", id="catalogue-max-moves",
+                                restrict=r"[0-9]*", max_length=3, compact=True)
+                yield Static("Opening the catalogue…", id="catalogue-count", markup=False)
+                yield DataTable(id="catalogue-results", cursor_type="row",
+                                zebra_stripes=True)
+            with Vertical(id="catalogue-preview"):
+                yield BoardView(interactive=False, id="catalogue-board")
+                with VerticalScroll(id="catalogue-description-scroll"):
+                    yield Static(id="catalogue-description", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#catalogue-results", DataTable)
+        for key, label, width in COLUMNS:
+            table.add_column(label, width=width, key=key)
+        self.query_one("#catalogue-board", BoardView).can_focus = False   # a picture only
+        self._prepare_database()
+
+    def on_unmount(self) -> None:
+        if self.db is not None:
+            self.db.close()
+
+    # -- opening the database ----------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group=OPEN_GROUP, exit_on_error=False)
+    def _prepare_database(self) -> Path:
+        """Build the catalogue if this is its first use.  The connection used afterwards is
+        opened on the UI thread: an SQLite connection belongs to the thread that made it."""
+        path = default_database()
+        open_catalogue(path).close()
+        return path
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group != OPEN_GROUP:
+            return
+        if event.state == WorkerState.SUCCESS:
+            self._database_ready(event.worker.result)
+        elif event.state == WorkerState.ERROR:
+            self._show_problem(f"The catalogue cannot be opened: {event.worker.error}")
+
+    def _database_ready(self, path: Path) -> None:
+        self.db = open_catalogue(path, build_if_missing=False)
+        patterns = list_patterns(self.db)
+        self.patterns = {pattern.id: pattern for pattern in patterns}
+        collections = list_collections(self.db)
+        self.query_one("#catalogue-pattern", Select).set_options(
+            (f"{pattern.name_zh} {pattern.name_en}", pattern.id) for pattern in patterns)
+        self.query_one("#catalogue-collection", Select).set_options(
+            (f"{collection.name} ({collection.compositions})", collection.name)
+            for collection in collections)
+        # Examples are all proven mates; the compositions' verdicts come most frequent first.
+        verdicts = ["mate"]
+        for collection in collections:
+            verdicts += [verdict for verdict in collection.verdicts if verdict not in verdicts]
+        self.query_one("#catalogue-verdict", Select).set_options(
+            (verdict, verdict) for verdict in verdicts)
+        self.run_query()
+
+    # -- querying ----------------------------------------------------------------------------
+
+    def filters(self) -> dict:
+        """The keyword arguments of :func:`puzzles.catalogue.query` the widgets ask for."""
+        def chosen(selector: str) -> str | None:
+            value = self.query_one(selector, Select).value
+            return None if value == Select.NULL else value
+
+        def typed(selector: str) -> str | None:
+            return self.query_one(selector, Input).value.strip() or None
+
+        def number(selector: str) -> int | None:
+            text = typed(selector)
+            return None if text is None else int(text)
+
+        return {"text": typed("#catalogue-search"), "pattern": chosen("#catalogue-pattern"),
+                "collection": chosen("#catalogue-collection"), "kind": chosen("#catalogue-kind"),
+                "verdict": chosen("#catalogue-verdict"), "pieces": typed("#catalogue-pieces"),
+                "min_moves": number("#catalogue-min-moves"),
+                "max_moves": number("#catalogue-max-moves")}
+
+    def run_query(self, offset: int = 0) -> None:
+        """Show the page of results from ``offset`` that the filters select."""
+        if self.db is None:
+            return
+        try:
+            self.page = query(self.db, **self.filters(), limit=PAGE_SIZE, offset=offset)
+        except CatalogueError as error:
+            self._show_problem(str(error))
+            return
+        table = self.query_one("#catalogue-results", DataTable)
+        table.clear()
+        for entry in self.page.entries:
+            table.add_row(KIND_MARKS[entry.kind], entry.title, entry_place(entry),
+                          entry_length(entry), entry.verdict, key=f"{entry.kind}:{entry.id}")
+        count = self.query_one("#catalogue-count", Static)
+        count.update(self._count_text())
+        count.remove_class("-error")
+        if self.page.entries:
+            table.move_cursor(row=0)
+        self._preview(self.highlighted())
+
+    def _count_text(self) -> str:
+        page = self.page
+        if not page.total:
+            return "0 of 0: nothing matches"
+        last = page.offset + len(page.entries)
+        pages = -(-page.total // PAGE_SIZE)
+        return (f"{page.offset + 1}–{last} of {page.total} · page "
+                f"{page.offset // PAGE_SIZE + 1}/{pages}")
+
+    def _show_problem(self, message: str) -> None:
+        self.page = None
+        self.query_one("#catalogue-results", DataTable).clear()
+        count = self.query_one("#catalogue-count", Static)
+        count.update(message)
+        count.add_class("-error")
+        self._preview(None)
+
+    def highlighted(self) -> Entry | None:
+        """The entry under the table's cursor, or None when there are no results."""
+        if self.page is None or not self.page.entries:
+            return None
+        row = self.query_one("#catalogue-results", DataTable).cursor_row
+        return self.page.entries[row] if 0 <= row < len(self.page.entries) else None
+
+    @on(Input.Changed)
+    @on(Select.Changed)
+    def filters_changed(self) -> None:
+        self.run_query()
+
+    @on(Input.Submitted)
+    def go_to_results(self) -> None:
+        self.query_one("#catalogue-results", DataTable).focus()
+
+    # -- the preview -------------------------------------------------------------------------
+
+    @on(DataTable.RowHighlighted, "#catalogue-results")
+    def preview_highlighted(self) -> None:
+        self._preview(self.highlighted())
+
+    def _preview(self, entry: Entry | None) -> None:
+        board_view = self.query_one("#catalogue-board", BoardView)
+        description = self.query_one("#catalogue-description", Static)
+        if entry is None:
+            board_view.set_board(Board())
+            description.update("")
+            return
+        board = Board(entry.fen)
+        board_view.set_board(board)
+        description.update(self._describe(entry, board))
+
+    def _describe(self, entry: Entry, board: Board) -> Text:
+        """The entry's title, stipulation, solution (Chinese notation), description, source."""
+        text = Text()
+        text.append(entry.title, style="bold")
+        pattern = self.patterns.get(entry.pattern) if entry.pattern else None
+        if pattern is not None:
+            text.append(f" · {pattern.name_en}")
+        else:
+            text.append(f"\n{entry.collection} No. {entry.number} · verdict: {entry.verdict}")
+        stipulation = STIPULATIONS.get(entry.stipulation, entry.stipulation)
+        text.append(f"\n{SIDE_NAMES[board.turn]} to move · {stipulation} · "
+                    f"{entry_length(entry)}")
+        if entry.main_line_zh:
+            solution = numbered_words(entry.main_line_zh.split(), board.turn == BLACK)
+            text.append(f"\nSolution: {solution}")
+        if pattern is not None:
+            text.append(f"\n{pattern.description_zh}\n{pattern.description_en}", style="dim")
+        if entry.note:
+            text.append(f"\n{entry.note}")
+        if entry.source:
+            text.append(f"\nSource: {entry.source}", style="dim")
+        return text
+
+    # -- actions -----------------------------------------------------------------------------
+
+    @on(DataTable.RowSelected, "#catalogue-results")
+    def open_selected(self) -> None:
+        self.action_open_in_analyse()
+
+    def action_open_in_analyse(self) -> None:
+        """Open the highlighted entry's position in analyse mode."""
+        entry = self.highlighted()
+        if entry is None:
+            self.app.bell()
+            return
+        self.app.open_in_analyse(Board(entry.fen))
+
+    def action_practise(self) -> None:
+        """Play the highlighted entry's attacker against the studio's defence."""
+        entry = self.highlighted()
+        if entry is None:
+            self.app.bell()
+            return
+        self.app.push_screen(PracticeScreen(entry))
+
+    def action_focus_search(self) -> None:
+        self.query_one("#catalogue-search", Input).focus()
+
+    def action_turn_page(self, direction: int) -> None:
+        """The next (1) or previous (-1) page of results."""
+        page = self.page
+        offset = None if page is None else page.offset + direction * PAGE_SIZE
+        if offset is None or not 0 <= offset < page.total:
+            self.app.bell()
+            return
+        self.run_query(offset)

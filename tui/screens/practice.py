@@ -1,0 +1,432 @@
+"""``PracticeScreen``: the user plays the attacker of a forced mate, the studio defends.
+
+The screen runs a :class:`solver.practice.Practice` session on a catalogue entry (mode
+"checks" for a 连照杀 problem, "any" otherwise) or on a position (continuous checks first,
+then any moves).  Each attacker move entered on the board is judged before it stands:
+
+* a move that keeps the forced mate is played; the message gives the mate's length and says
+  whether it is the fastest, and the studio answers at once with the longest defence;
+* a move that loses the forced mate (in a 连照杀 problem: any move that is not a check) is
+  reported with the fastest move and taken back -- the position stays as it was, the wrong
+  move's points are marked, and the user tries again (the usual trainer behaviour);
+* a move the search cannot judge within its time limit is taken back too, and said so.
+
+Every solver call runs in a thread worker with a "thinking…" note, and each question gets
+:data:`SEARCH_SECONDS`, so a hard problem cannot hang the screen.  The score counts the moves
+played (how many were fastest), the wrong tries and the hints; the end says how long the
+mate took against the fastest.  A repetition the Chinese rules forbid is announced as in
+analyse mode.
+"""
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from functools import partial
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static
+from textual.worker import Worker, WorkerState
+
+from puzzles.catalogue import Entry
+from solver.practice import MoveEvaluation, Practice, PracticeError
+from solver.search import Limits
+from xiangqi import BLACK, Board, Move
+from xiangqi.notation import write_line, write_move
+
+from ..repetition import announce, judge, status_note
+from ..widgets.board import BoardView
+from ..widgets.move_list import MoveList
+from ..widgets.status_line import SIDE_NAMES, StatusLine
+
+SEARCH_SECONDS = 10.0
+"""Time for each question to the solver (judge a move, defend, hint, solve the start)."""
+# Progress hook calls every 4,096 nodes: the search holds the GIL in between, so this keeps
+# the keys responsive, and a cancelled session stops within milliseconds.
+PROGRESS_NODES = 4096
+TABLE_BITS = 20            # a 32 MB transposition table per session
+THINKING_GROUP = "practice-thinking"
+MODE_TITLES = {"checks": "连照杀 every move checks", "any": "any moves"}
+
+
+def numbered_words(words: list[str], black_first: bool) -> str:
+    """Moves already written out, numbered in pairs: ``1. 马四进三 将5进1 2. 炮一进二``
+    (``1. ... 将5进1`` when the line starts with Black)."""
+    parts: list[str] = []
+    number = 1
+    for ply, word in enumerate(words):
+        red_move = (ply + black_first) % 2 == 0
+        if red_move:
+            parts.append(f"{number}.")
+        elif ply == 0:
+            parts.append(f"{number}. ...")
+        parts.append(word)
+        if not red_move:
+            number += 1
+    return " ".join(parts)
+
+
+def numbered_line(board: Board, moves: list[Move]) -> str:
+    """``moves`` played from ``board``, in Chinese notation, numbered in pairs."""
+    return numbered_words(write_line(board, moves, "chinese"), board.turn == BLACK)
+
+
+def mate_in(moves: int) -> str:
+    """``mate in 2 (3 plies)``: attacker moves and the plies they take with the defence."""
+    plies = 2 * moves - 1
+    return f"mate in {moves} ({plies} {'ply' if plies == 1 else 'plies'})"
+
+
+def plural(count: int, word: str, words: str | None = None) -> str:
+    """``1 move``, ``2 moves``; ``words`` for an irregular plural."""
+    return f"{count} {word if count == 1 else words or word + 's'}"
+
+
+class PracticeScreen(Screen):
+    """Play the attacker of a forced mate: each move judged, the defence played back."""
+
+    SUB_TITLE = "Practice"
+    AUTO_FOCUS = "#practice-board"
+
+    BINDINGS = [
+        # Over the board's vi key h (the arrows still move the cursor).
+        Binding("h", "hint", "Hint", priority=True),
+        Binding("s", "show_solution", "Solution"),
+        Binding("u", "take_back", "Take back a pair"),
+        Binding("r", "restart", "Restart"),
+        Binding("escape", "leave", "Leave the practice"),
+    ]
+
+    thinking: reactive[bool] = reactive(False)
+    """True while a solver call runs in the worker; the board takes no moves meanwhile."""
+
+    def __init__(self, entry_or_board: Entry | Board, mode: str | None = None) -> None:
+        """``entry_or_board``: a catalogue entry or a position with the attacker to move.
+        ``mode``: "checks" or "any"; by default an entry's stipulation decides, and a
+        position is tried with continuous checks first, then with any moves."""
+        super().__init__()
+        if isinstance(entry_or_board, Entry):
+            self.entry: Entry | None = entry_or_board
+            self.start = Board(entry_or_board.fen)
+            self.modes = [mode or ("checks" if entry_or_board.stipulation == "checks"
+                                   else "any")]
+            self.heading = entry_or_board.title
+        else:
+            self.entry = None
+            self.start = entry_or_board.copy(stack=False)
+            self.modes = [mode] if mode else ["checks", "any"]
+            self.heading = "The position from analyse mode"
+        self.practice: Practice | None = None
+        self.wrong_tries = 0
+        self.hints = 0
+        self._cancel = threading.Event()      # set when the screen goes: stops the search
+        self._announced: int | None = None    # the ply whose repetition was announced
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="practice-body"):
+            yield BoardView(self.start, flipped=self.start.turn == BLACK, id="practice-board")
+            with Vertical(id="practice-side"):
+                yield Static(self.heading, id="practice-problem", markup=False)
+                yield StatusLine(id="practice-status")
+                yield Static(id="practice-thinking")
+                yield Static(id="practice-message", markup=False)
+                yield Static(id="practice-score", markup=False)
+                yield MoveList(id="practice-moves")
+                yield Static(id="practice-solution", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#practice-moves", MoveList).border_title = "Moves"
+        self._show()
+        self._open_session()
+
+    def on_unmount(self) -> None:
+        self._cancel.set()
+
+    # -- the thinking worker -----------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group=THINKING_GROUP, exit_on_error=False)
+    def _think(self, question: Callable[[], Callable[[], None]]) -> Callable[[], None]:
+        """Run ``question`` (solver calls) off the UI thread; it returns what to show."""
+        return question()
+
+    def _ask(self, question: Callable[[], Callable[[], None]]) -> None:
+        self.thinking = True
+        self._think(question)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group != THINKING_GROUP or event.state not in (
+                WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
+            return
+        self.thinking = False
+        self._show()                # the session's position first, then what the answer says
+        if event.state == WorkerState.SUCCESS:
+            event.worker.result()
+        elif event.state == WorkerState.ERROR:
+            self._say(f"The solver failed: {event.worker.error}", "bad")
+
+    def watch_thinking(self, thinking: bool) -> None:
+        self.query_one("#practice-thinking", Static).update("thinking…" if thinking else "")
+        if thinking:
+            self.query_one("#practice-board", BoardView).interactive = False
+
+    def _stop_requested(self, nodes: int, table_used: int) -> bool:
+        """The solver's progress hook: stop once the screen has gone."""
+        return self._cancel.is_set()
+
+    # -- starting ----------------------------------------------------------------------------
+
+    def _open_session(self) -> None:
+        self.practice = None
+        self.wrong_tries = self.hints = 0
+        if self.entry is not None and self.entry.stipulation == "draw":
+            self._cannot_start([f"{self.entry.title} is a draw study (和局): there is no "
+                                "forced mate to practise"])
+            return
+        self._say("Looking for the forced mate…")
+        self._ask(self._solve_start)
+
+    def _solve_start(self) -> Callable[[], None]:
+        """In the worker: a practice session on the start position, or why there is none."""
+        problems = []
+        for mode in self.modes:
+            try:
+                practice = Practice(self.start, mode=mode, progress=self._stop_requested,
+                                    limits=Limits(seconds=SEARCH_SECONDS, table_bits=TABLE_BITS,
+                                                  progress_nodes=PROGRESS_NODES))
+            except PracticeError as error:
+                problems.append(f"{MODE_TITLES[mode]}: {error}")
+            else:
+                return partial(self._session_opened, practice)
+        return partial(self._cannot_start, problems)
+
+    def _session_opened(self, practice: Practice) -> None:
+        self.practice = practice
+        side = SIDE_NAMES[practice.attacker]
+        self.query_one("#practice-problem", Static).update(
+            f"{self.heading}\n{side} to play: {mate_in(practice.length)}, "
+            f"{MODE_TITLES[practice.mode]}")
+        self._show()
+        self._say(f"Your move: {mate_in(practice.length)}.")
+
+    def _cannot_start(self, problems: list[str]) -> None:
+        self._say(f"This position cannot be practised: {'; '.join(problems)}.", "bad")
+
+    # -- the user's moves --------------------------------------------------------------------
+
+    @on(BoardView.MoveEntered, "#practice-board")
+    def judge_move(self, event: BoardView.MoveEntered) -> None:
+        """Show the move at once, then judge it (and answer it) in the worker."""
+        if not self._can_play():
+            self.app.bell()
+            return
+        before = self.practice.board.copy()
+        shown = before.copy()
+        shown.push(event.move)
+        board_view = self.query_one("#practice-board", BoardView)
+        board_view.clear_marks()
+        board_view.set_board(shown, event.move)
+        self._ask(partial(self._judge, before, event.move))
+
+    def _judge(self, before: Board, move: Move) -> Callable[[], None]:
+        """In the worker: judge ``move``; play it and the longest defence if it keeps the
+        mate, otherwise leave the position as it was."""
+        practice = self.practice
+        try:
+            evaluation = practice.evaluate(move)
+        except PracticeError as error:
+            return partial(self._not_judged, before, move, str(error))
+        if evaluation.keeps_mate is None:
+            return partial(self._not_judged, before, move, "the search hit its time limit")
+        if not evaluation.keeps_mate:
+            return partial(self._rejected, before, evaluation)
+        try:
+            practice.play(move)
+            defence = None if evaluation.mates else practice.defend()
+        except PracticeError as error:
+            if practice.board.turn != practice.attacker:     # played but not answered
+                practice.take_back()
+            return partial(self._not_judged, before, move, str(error))
+        return partial(self._answered, before, evaluation, defence)
+
+    def _answered(self, before: Board, evaluation: MoveEvaluation,
+                  defence: Move | None) -> None:
+        words = write_move(before, evaluation.move, "chinese")
+        after_move = before.copy()
+        after_move.push(evaluation.move)
+        self._check_repetition(after_move)
+        if defence is None:
+            self._say(self._ending(words), "good")
+            return
+        verdict = f"✓ {words} keeps the forced mate: {mate_in(evaluation.moves)}"
+        if evaluation.fastest:
+            verdict += ", the fastest."
+        else:
+            fastest = write_move(before, evaluation.fastest_move, "chinese")
+            verdict += (f", {plural(evaluation.moves - evaluation.fastest_moves, 'move')} "
+                        f"slower than {fastest} ({mate_in(evaluation.fastest_moves)}).")
+        reply = write_move(after_move, defence, "chinese")
+        defender = SIDE_NAMES[after_move.turn]
+        self._say(f"{verdict}\n{defender} replies {reply}, the longest resistance: now "
+                  f"{mate_in(self.practice.remaining)}.", "good" if evaluation.fastest else "")
+        self._check_repetition(self.practice.board)
+
+    def _ending(self, words: str) -> str:
+        outcome = self.practice.outcome
+        cry = "将死!" if outcome.termination == "checkmate" else "困毙! (stalemate wins)"
+        extra = outcome.attacker_moves - outcome.par
+        if extra == 0:
+            return f"{cry} {words} ends it: mate in {outcome.attacker_moves}, optimal."
+        return (f"{cry} {words} ends it: mate in {outcome.attacker_moves}, "
+                f"{plural(extra, 'move')} more than the fastest (mate in {outcome.par}).")
+
+    def _rejected(self, before: Board, evaluation: MoveEvaluation) -> None:
+        self.wrong_tries += 1
+        self._show_score()
+        move = evaluation.move
+        words = write_move(before, move, "chinese")
+        fault = ("is not a check (every move must check)"
+                 if self.practice.mode == "checks" and not before.gives_check(move)
+                 else "loses the forced mate")
+        fastest = write_move(before, evaluation.fastest_move, "chinese")
+        self._say(f"✗ {words} {fault}; the fastest was {fastest}, "
+                  f"{mate_in(evaluation.fastest_moves)}. Taken back: try again.", "bad")
+        self.query_one("#practice-board", BoardView).mark_squares(
+            [move.from_square, move.to_square], "loss")
+
+    def _not_judged(self, before: Board, move: Move, why: str) -> None:
+        words = write_move(before, move, "chinese")
+        self._say(f"? {words} could not be judged ({why}); it is taken back: try another "
+                  "move.", "bad")
+
+    # -- actions -----------------------------------------------------------------------------
+
+    def action_hint(self) -> None:
+        """Mark the fastest move's points and name it."""
+        if self._can_play():
+            self._ask(self._find_hint)
+        else:
+            self.app.bell()
+
+    def _find_hint(self) -> Callable[[], None]:
+        board = self.practice.board.copy()
+        try:
+            move = self.practice.hint()
+        except PracticeError as error:
+            return partial(self._say, f"No hint: {error}", "bad")
+        return partial(self._show_hint, board, move)
+
+    def _show_hint(self, board: Board, move: Move) -> None:
+        self.hints += 1
+        self._show_score()
+        self._say(f"Hint: {write_move(board, move, 'chinese')}, "
+                  f"{mate_in(self.practice.remaining)}.")
+        self.query_one("#practice-board", BoardView).mark_squares(
+            [move.from_square, move.to_square], "hint")
+
+    def action_show_solution(self) -> None:
+        """The main line from the position shown: fastest mate, longest defence."""
+        if self._can_play():
+            self._ask(self._find_solution)
+        else:
+            self.app.bell()
+
+    def _find_solution(self) -> Callable[[], None]:
+        board = self.practice.board.copy()
+        try:
+            line = self.practice.solution()
+        except PracticeError as error:
+            return partial(self._say, f"No solution: {error}", "bad")
+        return partial(self._show_solution, board, line)
+
+    def _show_solution(self, board: Board, line: list[Move]) -> None:
+        self.query_one("#practice-solution", Static).update(
+            f"Solution from here: {numbered_line(board, line)}")
+
+    def action_take_back(self) -> None:
+        """Undo the last attacker move and the defence to it."""
+        if self.thinking or self.practice is None or not self.practice.turns:
+            self.app.bell()
+            return
+        move = self.practice.take_back()
+        self._show()
+        self._say(f"Took back {write_move(self.practice.board, move, 'chinese')} and the "
+                  f"reply: {mate_in(self.practice.remaining)} again.")
+
+    def action_restart(self) -> None:
+        """Back to the start position with a fresh score."""
+        if self.thinking:
+            self.app.bell()
+            return
+        if self.practice is None:         # it could not start: try again
+            self._open_session()
+            return
+        while self.practice.turns:
+            self.practice.take_back()
+        self.wrong_tries = self.hints = 0
+        self._announced = None
+        self._show()
+        self._say(f"Restarted: {mate_in(self.practice.length)}.")
+
+    def action_leave(self) -> None:
+        self.app.pop_screen()
+
+    # -- showing -----------------------------------------------------------------------------
+
+    def _can_play(self) -> bool:
+        return (not self.thinking and self.practice is not None
+                and not self.practice.is_finished())
+
+    def _say(self, message: str, tone: str = "") -> None:
+        """Show ``message``; ``tone`` "good" or "bad" colours it."""
+        widget = self.query_one("#practice-message", Static)
+        widget.update(message)
+        widget.set_class(tone == "good", "-good")
+        widget.set_class(tone == "bad", "-bad")
+
+    def _show(self) -> None:
+        """Bring the board, moves, status and score to the session's position."""
+        if self.thinking:       # the board shows the move being judged
+            return
+        board_view = self.query_one("#practice-board", BoardView)
+        practice = self.practice
+        board = practice.board if practice is not None else self.start
+        moves = ([] if practice is None else
+                 [move for turn in practice.turns for move in (turn.move, turn.defence)
+                  if move is not None])
+        board_view.clear_marks()
+        board_view.set_board(board, moves[-1] if moves else None)
+        board_view.interactive = self._can_play()
+        self.query_one("#practice-moves", MoveList).set_line(self.start, moves, len(moves))
+        note = self._repetition_note(board)
+        self.query_one("#practice-status", StatusLine).show_position(board, note)
+        self.query_one("#practice-solution", Static).update("")
+        self._show_score()
+
+    def _show_score(self) -> None:
+        """Moves played (how many fastest), wrong tries and hints."""
+        score = ""
+        if self.practice is not None:
+            played = self.practice.turns
+            fastest = sum(turn.evaluation.fastest for turn in played)
+            score = (f"Score: {plural(len(played), 'move')} played, {fastest} fastest · "
+                     f"{plural(self.wrong_tries, 'wrong try', 'wrong tries')} · "
+                     f"{plural(self.hints, 'hint')}")
+        self.query_one("#practice-score", Static).update(score)
+
+    # -- repetitions (棋例) --------------------------------------------------------------------
+
+    def _repetition_note(self, board: Board) -> str:
+        return status_note(judge(board))
+
+    def _check_repetition(self, board: Board) -> None:
+        """Announce, once, a repetition that the last move on ``board`` completed."""
+        verdict = judge(board)
+        if verdict is not None and self._announced != board.ply_count:
+            self._announced = board.ply_count
+            announce(self, verdict)

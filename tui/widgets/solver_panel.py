@@ -1,0 +1,503 @@
+"""``SolverPanel``: prove a mate for the side to move, step through the main line, and check a
+problem's soundness (key, cooks, tries, duals).
+
+The host calls :meth:`SolverPanel.show_position` when its position changes and shows the
+boards that :class:`SolverPanel.ShowLine` carries while the user steps through a line.
+Searches run in a thread worker; the search's progress hook reports to the panel and stops
+the search when the user cancels.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widget import Widget
+from textual.widgets import Button, Input, Label, Static
+from textual.worker import Worker, WorkerState
+
+from solver.search import DEFAULT_MAX_MOVES, Limits, SolveResult, Solver, SolverError
+from solver.soundness import SoundnessReport, verify
+from tablebases import open_tablebase
+from tablebases.paths import default_directory
+from xiangqi import Board, Move
+from xiangqi.notation import NOTATIONS, write_line, write_move
+
+SEARCH_GROUP = "solver-search"
+MODE_NAMES = {"checks": "连照 continuous check", "any": "any moves"}
+# Progress hook calls every 4,096 nodes (the search's finest step): the search holds the GIL
+# in between, so this keeps the screen and the keys responsive while it runs.
+PROGRESS_NODES = 4096
+
+
+class _SearchProgress(Message, bubble=False):
+    """From the search thread: nodes so far, seconds, and the best proven bound (if any)."""
+
+    def __init__(self, nodes: int, seconds: float, proven_within: int | None) -> None:
+        super().__init__()
+        self.nodes, self.seconds, self.proven_within = nodes, seconds, proven_within
+
+
+class _ProgressHook:
+    """The solver's progress hook: posts the figures to the panel at most every 0.1 s and
+    answers True (stop) once ``cancel`` is set."""
+
+    POST_EVERY = 0.1
+
+    def __init__(self, panel: SolverPanel, cancel: threading.Event) -> None:
+        self.panel, self.cancel = panel, cancel
+        self.solver: Solver | None = None       # set for solve (its proven bound is shown)
+        self.start = time.perf_counter()
+        self.last_post = 0.0
+
+    def __call__(self, nodes: int, table_used: int) -> bool:
+        now = time.perf_counter()
+        if now - self.last_post >= self.POST_EVERY:
+            self.last_post = now
+            bound = self.solver.best_upper if self.solver is not None else None
+            self.panel.post_message(_SearchProgress(nodes, now - self.start, bound))
+        return self.cancel.is_set()
+
+
+def numbered(moves: list[str], first_turn: int, current: int | None = None) -> Text:
+    """Moves in numbered pairs (``1. 炮五平九 马7进5``); ply ``current`` (1-based) highlighted."""
+    text = Text()
+    number = 1
+    for ply, move in enumerate(moves, start=1):
+        red_move = (ply - 1 + first_turn) % 2 == 0
+        if red_move or ply == 1:
+            if ply > 1:
+                text.append("  ")
+            text.append(f"{number}. " + ("" if red_move else "... "), style="dim")
+        else:
+            text.append(" ")
+        text.append(move, style="reverse bold" if ply == current else "")
+        if not red_move:
+            number += 1
+    return text
+
+
+class SolverPanel(Widget, can_focus=True):
+    """Solve and verify the position shown; step the main line on the host's board.
+
+    ``tables``: a tablebase directory whose tables answer the search's leaves (default:
+    ``XQSTUDIO_TABLES`` or the studio's own; a directory without tables is simply not used).
+
+    Keys (while the focus is in the panel): ``s`` solve, ``v`` verify, ``m`` switch between
+    continuous check and any moves, ``c``/Esc cancel, ``n``/right and ``p``/left step the main
+    line.  Keys that have nothing to do (cancel with no search, stepping with no line) are
+    left to the host.
+    """
+
+    DEFAULT_CSS = """
+    SolverPanel {
+        height: 1fr;
+        layout: vertical;
+        overflow-y: auto;
+        padding: 0 1;
+    }
+    SolverPanel Horizontal {
+        height: auto;
+        margin-bottom: 1;
+    }
+    SolverPanel Button {
+        width: auto;
+        min-width: 0;
+        margin-right: 1;
+    }
+    SolverPanel #solver-max-label {
+        padding: 0 1;
+    }
+    SolverPanel #solver-max-moves {
+        width: 8;
+    }
+    SolverPanel #solver-progress {
+        color: $text-muted;
+    }
+    SolverPanel #solver-result {
+        text-style: bold;
+        margin-top: 1;
+    }
+    SolverPanel #solver-line, SolverPanel #solver-report {
+        margin-top: 1;
+    }
+    """
+
+    BINDINGS = [
+        Binding("s", "solve", "Solve"),
+        Binding("v", "verify", "Verify"),
+        Binding("m", "toggle_mode", "Mode"),
+        Binding("c,escape", "cancel", "Cancel"),
+        Binding("n,right", "step(1)", "Next move"),
+        Binding("p,left", "step(-1)", "Previous move"),
+    ]
+
+    notation: reactive[str] = reactive("chinese")
+    """How moves are written: ``chinese``, ``wxf``, ``iccs`` or ``code3``."""
+    mode: reactive[str] = reactive("checks")
+    """``checks``: every attacker move checks (连照杀); ``any``: quiet moves allowed."""
+
+    class ShowLine(Message):
+        """Show ``board`` (the main line played up to the current step) with ``last_move``
+        (None at the start of the line) on the host's board."""
+
+        def __init__(self, panel: SolverPanel, board: Board, last_move: Move | None) -> None:
+            super().__init__()
+            self.panel = panel
+            self.board = board
+            self.last_move = last_move
+
+        @property
+        def control(self) -> SolverPanel:
+            return self.panel
+
+    def __init__(self, tables: Path | str | None = None, *, board: Board | None = None,
+                 notation: str = "chinese", mode: str = "checks", name: str | None = None,
+                 id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.tables = Path(tables) if tables is not None else default_directory()
+        self.set_reactive(SolverPanel.notation, self.validate_notation(notation))
+        self.set_reactive(SolverPanel.mode, self.validate_mode(mode))
+        self.board: Board | None = board.copy(stack=False) if board is not None else None
+        self.result: SolveResult | None = None
+        self.report: SoundnessReport | None = None
+        self.line: list[Move] = []
+        self.step = 0                     # plies of ``line`` played on the board shown
+        self.running: str | None = None   # "solve" or "verify" while a search runs
+        self._run_board: Board | None = None
+        self._run_max_moves: int | None = None
+        self._cancel = threading.Event()
+        self._cancelled_run = False       # the last search ended because the user cancelled
+        self._hook: _ProgressHook | None = None
+        self._solver: Solver | None = None
+        self._message = ""                # why there is no result (error, cancel, stale)
+        self._ready = False
+
+    def compose(self) -> ComposeResult:
+        with Horizontal():
+            yield Button(self._mode_label(), id="solver-mode", compact=True)
+            yield Label("max moves", id="solver-max-label")
+            yield Input(placeholder=str(DEFAULT_MAX_MOVES[self.mode]), type="integer",
+                        id="solver-max-moves", compact=True)
+        with Horizontal():
+            yield Button("Solve (s)", id="solver-solve", variant="primary", compact=True)
+            yield Button("Verify (v)", id="solver-verify", compact=True)
+            yield Button("Cancel (c)", id="solver-cancel", variant="error", compact=True)
+        yield Static(id="solver-progress", markup=False)
+        yield Static(id="solver-result", markup=False)
+        yield Static(id="solver-line", markup=False)
+        yield Static(id="solver-report", markup=False)
+
+    def on_mount(self) -> None:
+        self._ready = True
+        self._redraw()
+
+    # -- the host's side -------------------------------------------------------------------
+
+    def show_position(self, board: Board) -> None:
+        """Make ``board`` (copied) the problem.  A new position clears the old results and
+        cancels a search still running on the old one."""
+        if self.board is not None and board == self.board:
+            return
+        self.board = board.copy(stack=False)
+        self.result, self.report, self.line, self.step = None, None, [], 0
+        self._message = ""
+        if self.running:
+            self._cancel_search()
+            self._message = f"The {self.running} of the previous position was cancelled."
+        self._redraw()
+
+    def validate_notation(self, notation: str) -> str:
+        if notation not in NOTATIONS:
+            raise ValueError(f"unknown notation {notation!r} (one of {', '.join(NOTATIONS)})")
+        return notation
+
+    def validate_mode(self, mode: str) -> str:
+        if mode not in MODE_NAMES:
+            raise ValueError(f"unknown mode {mode!r} (checks or any)")
+        return mode
+
+    def watch_notation(self) -> None:
+        self._redraw()
+
+    def watch_mode(self, mode: str) -> None:
+        if not self._ready:
+            return
+        self.query_one("#solver-mode", Button).label = self._mode_label()
+        self.query_one("#solver-max-moves", Input).placeholder = str(DEFAULT_MAX_MOVES[mode])
+
+    def _mode_label(self) -> str:
+        return f"Mode: {MODE_NAMES[self.mode]} (m)"
+
+    # -- starting and stopping searches ----------------------------------------------------
+
+    def action_toggle_mode(self) -> None:
+        self.mode = "any" if self.mode == "checks" else "checks"
+
+    def action_solve(self) -> None:
+        """Prove the shortest mate within the max moves (default: the mode's bound)."""
+        if self._can_start():
+            max_moves = self._max_moves() or DEFAULT_MAX_MOVES[self.mode]
+            self._start("solve", max_moves)
+            tablebase = self._open_tables()
+            solver = Solver(self.board, self.mode, Limits(progress_nodes=PROGRESS_NODES),
+                            tablebase, self._hook)
+            self._hook.solver = self._solver = solver
+            self._solve_in_thread(solver, max_moves, tablebase)
+
+    def action_verify(self) -> None:
+        """Soundness of the problem "mate in N" (N: the max moves, default the forced
+        length): key, cooks, tries and duals."""
+        if self._can_start():
+            stipulated = self._max_moves()
+            self._start("verify", stipulated)
+            self._verify_in_thread(self.board, "checks" if self.mode == "checks" else "win",
+                                   stipulated, self._hook)
+
+    def action_cancel(self) -> None:
+        """Stop the running search; what it proved so far is kept."""
+        if self.running:
+            self._cancel_search()
+            self.query_one("#solver-progress", Static).update(
+                f"Cancelling the {self.running}\u2026")
+
+    def _cancel_search(self) -> None:
+        self._cancel.set()
+        if self._solver is not None:
+            self._solver.cancel()
+
+    def _can_start(self) -> bool:
+        if self.running or self.board is None:
+            return False
+        if not self.board.has_legal_move():
+            self._message = "The side to move has no legal move: the game is over."
+            self._redraw()
+            return False
+        return True
+
+    def _max_moves(self) -> int | None:
+        """The max-moves field, or None when it is empty or not a positive number."""
+        field = self.query_one("#solver-max-moves", Input)
+        try:
+            value = int(field.value)
+        except ValueError:
+            return None
+        return value if value >= 1 else None
+
+    def _start(self, job: str, max_moves: int | None) -> None:
+        self.running = job
+        self._run_board = self.board.copy(stack=False)
+        self._run_max_moves = max_moves
+        self._cancel.clear()
+        self._cancelled_run = False
+        self._solver = None
+        self._hook = _ProgressHook(self, self._cancel)
+        self.result, self.report, self.line, self.step = None, None, [], 0
+        self._message = ""
+        bound = f"within {max_moves} moves" if max_moves else "its forced length"
+        self.query_one("#solver-progress", Static).update(
+            f"{job.capitalize()} ({MODE_NAMES[self.mode]}, {bound}): starting\u2026")
+        self._redraw()
+
+    def _open_tables(self):
+        """The tablebase for the search's leaves, or None where there are no tables."""
+        if not self.tables.is_dir():
+            return None
+        tablebase = open_tablebase(self.tables)
+        return tablebase if tablebase.materials() else None
+
+    @work(thread=True, exclusive=True, group=SEARCH_GROUP, exit_on_error=False)
+    def _solve_in_thread(self, solver: Solver, max_moves: int, tablebase) -> SolveResult:
+        try:
+            return solver.run(max_moves)
+        finally:
+            if tablebase is not None:
+                tablebase.close()
+
+    @work(thread=True, exclusive=True, group=SEARCH_GROUP, exit_on_error=False)
+    def _verify_in_thread(self, board: Board, stipulation: str, moves: int | None,
+                          hook: _ProgressHook) -> SoundnessReport:
+        tablebase = self._open_tables()
+        try:
+            return verify(board, stipulation, moves, tablebase=tablebase,
+                          limits=Limits(progress_nodes=PROGRESS_NODES), progress=hook)
+        finally:
+            if tablebase is not None:
+                tablebase.close()
+
+    @on(_SearchProgress)
+    def _show_progress(self, message: _SearchProgress) -> None:
+        if not self.running:
+            return
+        rate = message.nodes / message.seconds if message.seconds > 0 else 0.0
+        if message.proven_within is not None:
+            bound = f"mate within {message.proven_within} proven, proving the shortest"
+        elif self._run_max_moves:
+            bound = f"searching up to {self._run_max_moves} moves"
+        else:
+            bound = "searching for the forced length"
+        self.query_one("#solver-progress", Static).update(
+            f"{self.running}: {message.nodes:,} nodes \u00b7 {rate / 1e3:,.0f} k nodes/s \u00b7 "
+            f"{message.seconds:.1f} s \u00b7 {bound}")
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        worker = event.worker
+        if worker.group != SEARCH_GROUP or \
+                event.state not in (WorkerState.SUCCESS, WorkerState.ERROR):
+            return
+        job, cancelled = self.running, self._cancel.is_set()
+        self.running, self._solver = None, None
+        progress = self.query_one("#solver-progress", Static)
+        if self._run_board != self.board:
+            progress.update("")       # the position changed meanwhile: the result is stale
+        elif event.state == WorkerState.ERROR:
+            error = worker.error
+            self._message = f"Cannot {job}: {error}" if isinstance(error, SolverError) else \
+                f"The {job} failed: {type(error).__name__}: {error}"
+            progress.update("")
+        elif job == "solve":
+            self.result = worker.result
+            self.line = list(self.result.main_line)
+            progress.update(f"{self.result.nodes:,} nodes in {self.result.seconds:.2f} s "
+                            f"({self.result.nodes_per_second / 1e3:,.0f} k nodes/s)")
+        else:
+            self.report = worker.result
+            self.line = list(self.report.main_line)
+            progress.update("Verify cancelled: the report is incomplete." if cancelled else "")
+        self._cancelled_run = cancelled
+        self._redraw()
+
+    # -- stepping through the line ---------------------------------------------------------
+
+    def action_step(self, delta: int) -> None:
+        """Move ``delta`` plies along the main line and show that position on the host."""
+        target = self.step + delta
+        if not self.line or not 0 <= target <= len(self.line):
+            return
+        self.step = target
+        board = self.board.copy(stack=False)
+        for move in self.line[:target]:
+            board.push(move)
+        self.post_message(self.ShowLine(self, board, self.line[target - 1] if target else None))
+        self._draw_line()
+
+    @on(Button.Pressed)
+    def _button(self, event: Button.Pressed) -> None:
+        actions = {"solver-mode": self.action_toggle_mode, "solver-solve": self.action_solve,
+                   "solver-verify": self.action_verify, "solver-cancel": self.action_cancel}
+        if event.button.id in actions:
+            event.stop()
+            actions[event.button.id]()
+
+    @on(Input.Submitted, "#solver-max-moves")
+    def _max_moves_entered(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_solve()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Disabled keys fall through to the host's bindings.
+        if action in ("solve", "verify"):
+            return self.running is None and self.board is not None
+        if action == "cancel":
+            return self.running is not None
+        if action == "step":
+            return bool(self.line)
+        return True
+
+    # -- drawing ---------------------------------------------------------------------------
+
+    def _redraw(self) -> None:
+        if not self._ready:
+            return
+        self.query_one("#solver-result", Static).update(self._result_text())
+        self._draw_line()
+        self.query_one("#solver-report", Static).update(self._report_text())
+        self.query_one("#solver-cancel", Button).disabled = self.running is None
+        for button in ("#solver-solve", "#solver-verify"):
+            self.query_one(button, Button).disabled = self.running is not None
+        self.refresh_bindings()
+
+    def _write(self, board: Board, move: Move) -> str:
+        return write_move(board, move, self.notation)
+
+    def _result_text(self) -> Text:
+        if self._message:
+            return Text(self._message, style="yellow")
+        if self.board is None:
+            return Text("No position.")
+        if self.running:
+            return Text("")
+        result = self.result
+        if result is None and self.report is None:
+            return Text(f"s solves, v verifies ({MODE_NAMES[self.mode]}).", style="dim")
+        if result is None:
+            return Text("")
+        reason = "cancelled" if self._cancelled_run else "a search limit was reached"
+        if result.verdict == "mate" and not result.exact:
+            return Text(f"Mate within {result.length} moves ({reason} before the shortest "
+                        "length was proven)", style="green")
+        if result.verdict == "mate":
+            kind = "every move a check" if result.mode == "checks" else "quiet moves allowed"
+            return Text(f"Mate in {result.length} ({result.plies} "
+                        f"{'ply' if result.plies == 1 else 'plies'}), {kind}", style="green")
+        if result.verdict == "no mate":
+            kind = "continuous-check " if result.mode == "checks" else ""
+            return Text(f"No {kind}mate within {result.max_moves} moves", style="red")
+        return Text(f"Unknown: {reason} before the search finished", style="yellow")
+
+    def _draw_line(self) -> None:
+        widget = self.query_one("#solver-line", Static)
+        if not self.line or self.board is None:
+            widget.update("")
+            return
+        moves = write_line(self.board, self.line, self.notation)
+        text = Text("Main line", style="bold")
+        text.append(f"  step {self.step}/{len(self.line)}, n/p to step\n", style="dim")
+        text.append_text(numbered(moves, self.board.turn, self.step or None))
+        widget.update(text)
+
+    def _report_text(self) -> Text:
+        report, board = self.report, self.board
+        if report is None or board is None:
+            return Text("")
+        stipulation = "continuous check (连照)" if report.stipulation == "checks" else "mate"
+        bound = "in" if report.verdict == "mate" else "within"
+        text = Text(f"Soundness: {stipulation} {bound} {report.bound}\n", style="bold")
+        if report.verdict != "mate":
+            text.append(f"Verdict: {report.verdict}\n")
+        else:
+            plies = 2 * report.length - 1
+            text.append(f"Verdict: mate in {report.length} "
+                        f"({plies} {'ply' if plies == 1 else 'plies'})\n")
+            text.append(f"Key: {self._write(board, report.key)} ")
+            text.append("(cooked)\n" if report.cooks else "(unique)\n",
+                        style="red" if report.cooks else "green")
+            for cook in report.cooks:
+                text.append(f"  cook: {self._write(board, cook.move)} also mates in "
+                            f"{cook.length}\n")
+            for trial in report.tries:
+                after = board.copy(stack=False)
+                after.push(trial.move)
+                text.append(f"  try: {self._write(board, trial.move)}, refuted only by "
+                            f"{self._write(after, trial.refutation)}\n")
+            replay = board.copy(stack=False)
+            for ply, move in enumerate(report.main_line):
+                for dual in report.duals:
+                    if dual.ply == ply:
+                        text.append(f"  dual at move {ply // 2 + 1}: "
+                                    f"{self._write(replay, dual.move)} also mates in "
+                                    f"{dual.length}\n")
+                replay.push(move)
+            if not report.duals:
+                text.append("No duals on the main line.\n")
+        for item in report.unproven:
+            text.append(f"unproven: {item}\n", style="yellow")
+        text.rstrip()
+        return text
