@@ -19,7 +19,7 @@ from libc.stdlib cimport malloc, calloc, free
 from libc.stdint cimport uint16_t, uint64_t, int64_t
 from xiangqi._core cimport (BoardState, bs_init, bs_free, bs_make, bs_unmake, bs_legal_moves,
                             bs_unmoves, bs_king_attacked, xq_move_to, xq_make_move,
-                            xq_move_from, sq90_of, EMPTY, MAX_MOVES)
+                            xq_move_from, sq90_of, EMPTY, MAX_MOVES, KING, PAWN, BLACK_BIT)
 from tablebases._index cimport (Indexer, IndexData, ix_encode, ix_decode, ix_has_twin,
                                 ix_encode_quiet)
 
@@ -604,3 +604,175 @@ def perpetual_check_sets(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1
         free(S)
         free(T)
     return found
+
+
+# ------------------------------------------------------------------------------------------
+# The chase rule (长捉) is not applied to the values; the drawn positions whose value it could
+# change are marked instead (rule-tolerant, in the manner of Fang's verification).  The rule
+# can only take a draw away from a side that holds it by attacking on every move of a cycle,
+# so a draw is safe when each side can hold it while never attacking: no check, and no
+# capture of material (not the king, not a pawn on its own side) by a piece other than the
+# king left available for its next move.  That is a superset of the 捉 of the rules, so the
+# marks over-approximate: every position whose value could change is marked.  A capture
+# leaves the table and ends any cycle; the sub-table's own marks then apply.
+
+cdef inline bint pawn_at_home(int piece, int sq) noexcept nogil:
+    cdef int rank = (sq >> 4) - 3
+    if (piece & 7) != PAWN:
+        return False
+    return rank <= 4 if (piece & BLACK_BIT) == 0 else rank >= 5
+
+
+cdef bint can_capture_material(BoardState* s, int mover) noexcept nogil:
+    """``mover`` to move: has it a capture of material by a piece other than its king?"""
+    cdef int moves[MAX_MOVES]
+    cdef int count, i, victim, to
+    count = bs_legal_moves(s, moves)
+    for i in range(count):
+        to = xq_move_to(moves[i])
+        victim = s.squares[to]
+        if victim != EMPTY and (victim & 7) != KING and not pawn_at_home(victim, to) \
+                and (s.squares[xq_move_from(moves[i])] & 7) != KING:
+            return True
+    return False
+
+
+cdef bint wins_material_by_check(BoardState* s, int mover) noexcept nogil:
+    """``mover`` to move: has it a check after which every reply leaves a capture of
+    material (29.1: material won by checking)?"""
+    cdef int moves[MAX_MOVES]
+    cdef int replies[MAX_MOVES]
+    cdef int count, i, n, j
+    cdef bint every
+    count = bs_legal_moves(s, moves)
+    for i in range(count):
+        if s.squares[xq_move_to(moves[i])] != EMPTY:
+            continue                # a capturing check is counted as a capture already
+        bs_make(s, moves[i])
+        if bs_king_attacked(s, mover ^ 1):
+            n = bs_legal_moves(s, replies)
+            every = n > 0
+            for j in range(n):
+                bs_make(s, replies[j])
+                every = can_capture_material(s, mover)
+                bs_unmake(s)
+                if not every:
+                    break
+            if every:
+                bs_unmake(s)
+                return True
+        bs_unmake(s)
+    return False
+
+
+cdef bint threatens_material(BoardState* s, int mover) noexcept nogil:
+    """After a move of ``mover`` (its opponent to move): could ``mover``, moving again,
+    capture material with a piece other than its king, at once or after one check?"""
+    cdef bint threat
+    s.turn = mover
+    threat = can_capture_material(s, mover) or wins_material_by_check(s, mover)
+    s.turn = mover ^ 1
+    return threat
+
+
+cdef bint holds_without_attacking(Context* c, BoardState* s, int stm, int64_t idx,
+                                  uint64_t* next_set) noexcept nogil:
+    """``stm`` (the holder) to move: has it a move that neither checks nor threatens material
+    and stays in ``next_set``, or a capture into a drawn sub-ending?"""
+    cdef int moves[MAX_MOVES]
+    cdef int count, i, captured, code
+    cdef int64_t sidx
+    cdef bint ok
+    if load(c, s, stm, idx) < 0:
+        return False
+    count = bs_legal_moves(s, moves)
+    for i in range(count):
+        captured = s.squares[xq_move_to(moves[i])]
+        bs_make(s, moves[i])
+        if captured != EMPTY:
+            code = sub_code(c, s, captured)
+            bs_unmake(s)
+            if code == 0:
+                return True
+            continue
+        ok = False
+        if not bs_king_attacked(s, stm ^ 1) and not threatens_material(s, stm):
+            sidx = moved_index(c, s, idx, moves[i])
+            ok = sidx >= 0 and tb_bit(next_set, sidx)
+        bs_unmake(s)
+        if ok:
+            return True
+    return False
+
+
+def chase_sensitive_draws(Indexer indexer, uint16_t[::1] red_values,
+                          uint16_t[::1] black_values, list subs, uint64_t[::1] out_red,
+                          uint64_t[::1] out_black, int threads=1):
+    """Mark in ``out_red``/``out_black`` (bitmaps per side to move) the drawn positions whose
+    value the chase rule could change: those where some side cannot hold the draw without
+    attacking.  Returns the number of marked positions."""
+    cdef Context c
+    cdef int64_t size = indexer.data.size, idx, w, words = (size + 63) // 64
+    cdef int64_t removed, marked = 0
+    cdef int holder, stm, t
+    cdef uint64_t* G[2]
+    cdef uint64_t* safe[2]
+    cdef uint64_t* out[2]
+    cdef BoardState* states = <BoardState*> malloc(threads * sizeof(BoardState))
+    G[0] = <uint64_t*> calloc(words, sizeof(uint64_t))
+    G[1] = <uint64_t*> calloc(words, sizeof(uint64_t))
+    safe[0] = <uint64_t*> calloc(words, sizeof(uint64_t))
+    safe[1] = <uint64_t*> calloc(words, sizeof(uint64_t))
+    if states == NULL or G[0] == NULL or G[1] == NULL or safe[0] == NULL or safe[1] == NULL:
+        free(states); free(G[0]); free(G[1]); free(safe[0]); free(safe[1])
+        raise MemoryError()
+    keep = setup_context(&c, indexer, red_values, black_values, subs, False, 0, None)
+    out[0] = &out_red[0]
+    out[1] = &out_black[0]
+    for t in range(threads):
+        bs_init(&states[t])
+    try:
+        for stm in range(2):
+            for idx in range(size):
+                if c.values[stm][idx] == 0:
+                    tb_set_bit(safe[stm], idx)
+        for holder in range(2):
+            # Greatest fixpoint: start from every draw and remove what the holder cannot
+            # keep without attacking.
+            for stm in range(2):
+                for w in range(words):
+                    G[stm][w] = 0
+                for idx in range(size):
+                    if c.values[stm][idx] == 0:
+                        tb_set_bit(G[stm], idx)
+            while True:
+                removed = 0
+                for idx in prange(size, nogil=True, num_threads=threads, schedule="dynamic",
+                                  chunksize=1024):
+                    if tb_bit(G[holder], idx) and not holds_without_attacking(
+                            &c, &states[threadid()], holder, idx, G[holder ^ 1]):
+                        tb_clear_bit(G[holder], idx)
+                        removed += 1
+                for idx in prange(size, nogil=True, num_threads=threads, schedule="dynamic",
+                                  chunksize=1024):
+                    # Every drawing move of the opponent must stay where the holder holds.
+                    if tb_bit(G[holder ^ 1], idx) and not drawing_checks_trapped(
+                            &c, &states[threadid()], holder ^ 1, idx, G[holder]):
+                        tb_clear_bit(G[holder ^ 1], idx)
+                        removed += 1
+                if removed == 0:
+                    break
+            for stm in range(2):
+                for w in range(words):
+                    safe[stm][w] &= G[stm][w]
+        for stm in range(2):
+            for idx in range(size):
+                if c.values[stm][idx] == 0 and not tb_bit(safe[stm], idx):
+                    tb_set_bit(out[stm], idx)
+                    marked += 1
+    finally:
+        for t in range(threads):
+            bs_free(&states[t])
+        free(states)
+        free(G[0]); free(G[1]); free(safe[0]); free(safe[1])
+    return marked

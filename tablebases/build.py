@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from ._builder import perpetual_check_sets, recheck, retrograde
+from ._builder import chase_sensitive_draws, perpetual_check_sets, recheck, retrograde
 from ._index import Indexer
 from .format import TableFile, TableHeader, TableWriter, table_path
 from .material import Material
@@ -200,6 +200,19 @@ def _swap64(bits: array.array) -> bytes:
 
 
 RULE_ARRAYS = ("rules/checker_red", "rules/checker_black", "rules/victim_red", "rules/victim_black")
+CHASE_ARRAYS = ("rules/chase_red", "rules/chase_black")
+
+
+def chase_marks(material: Material, indexer: Indexer, red: array.array, black: array.array,
+                subs: list[tuple], threads: int) -> tuple[list[array.array], int]:
+    """The chase-rule marks (bitmaps per side to move) of a finished DTM build: the draws
+    whose value the chase rule could change.  Only tables where both sides have attacking
+    pieces can hold a chase cycle; the others get empty marks."""
+    marks = _empty_rules(indexer.size)[:2]
+    if not (material.side_has_attackers(0) and material.side_has_attackers(1)):
+        return marks, 0
+    count = chase_sensitive_draws(indexer, red, black, subs, *marks, threads=threads)
+    return marks, count
 
 
 def _build_one(material: Material, indexer: Indexer, directory: Path, threads: int,
@@ -255,6 +268,13 @@ def _build_one(material: Material, indexer: Indexer, directory: Path, threads: i
         info[f"{metric}_passes"] = passes
         info[f"{metric}_seconds"] = round(elapsed, 3)
         info[f"{metric}_recheck_seconds"] = round(check_time, 3)
+        if metric == "dtm":
+            start = time.perf_counter()
+            chase, marked = chase_marks(material, indexer, red, black, subs, threads)
+            info["chase_marked_positions"] = marked
+            info["chase_marks_seconds"] = round(time.perf_counter() - start, 3)
+            if marked:
+                log(f"{name}: {marked:,} drawn positions could change under the chase rule")
         for side, values in (("red", red), ("black", black)):
             summarise_metric(metric, side, values, counts)
             writer.add(f"{metric}/{side}", values)
@@ -262,7 +282,7 @@ def _build_one(material: Material, indexer: Indexer, directory: Path, threads: i
     info["perpetual_check_rounds"] = rounds
     info["perpetual_check_positions"] = sum(bin(w).count("1") for w in rules[0]) + \
         sum(bin(w).count("1") for w in rules[1])
-    for array_name, bits in zip(RULE_ARRAYS, rules):
+    for array_name, bits in zip(RULE_ARRAYS + CHASE_ARRAYS, rules + chase):
         writer.add(array_name, _bitmap_to_u16(bits))
     return counts, info
 
@@ -284,6 +304,8 @@ def verify_file(material: str, directory: Path | str, threads: int = 1) -> dict[
     try:
         table.check_data_checksum()
         rules = [_u16_to_bitmap(table.load_array(n), table.header.size) for n in RULE_ARRAYS]
+        stored_chase = [_u16_to_bitmap(table.load_array(n), table.header.size)
+                        for n in CHASE_ARRAYS]
         arrays = {f"{m}/{s}": table.load(m, i) for m in METRICS
                   for i, s in enumerate(("red", "black"))}
     finally:
@@ -298,6 +320,11 @@ def verify_file(material: str, directory: Path | str, threads: int = 1) -> dict[
                          capture_resets=resets, capture_limit=limit, threads=threads,
                          rules=rules)
         result[metric] = bad
+        if metric == "dtm":
+            chase, _ = chase_marks(material_obj, indexer, arrays["dtm/red"], arrays["dtm/black"],
+                                   subs, threads)
+            result["chase marks"] = sum(bin(a ^ b).count("1") for stored, fresh in
+                                        zip(stored_chase, chase) for a, b in zip(stored, fresh))
     return result
 
 

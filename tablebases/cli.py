@@ -121,6 +121,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
         for label, count in (("wins", s.wins), ("draws", s.draws), ("losses", s.losses)):
             share = 100.0 * count / legal if legal else 0.0
             print(f"  {label:<7}{count:>12,}  {share:5.1f}%")
+        if s.chase_marked:
+            print(f"  {s.chase_marked:,} of the draws could change under the chase rule (长捉)")
         if s.longest_win_fen:
             board = Board(s.longest_win_fen)
             print(f"  longest win: {s.longest_win_plies} plies, {s.longest_win_fen}")

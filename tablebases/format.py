@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 MAGIC = b"XQTB"
-FORMAT_VERSION = 3   # 2: DTC60 and rule bitmaps; 3: DTC keeps the winner of a capture
+FORMAT_VERSION = 4   # 2: DTC60 and rule bitmaps; 3: DTC keeps the winner of a capture;
+                     # 4: chase-rule marks (rules/chase_red, rules/chase_black)
 INDEX_LAYOUT_VERSION = 1
 BLOCK_ENTRIES = 1 << 15
 SUFFIX = ".xqtb"

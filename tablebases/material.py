@@ -103,6 +103,10 @@ class Material:
     def has_attackers(self) -> bool:
         return any(c in ATTACKERS for c in self.red + self.black)
 
+    def side_has_attackers(self, color: int) -> bool:
+        """Whether Red (0) or Black (1) has a rook, horse, cannon or pawn."""
+        return any(c in ATTACKERS for c in (self.black if color else self.red))
+
     def build_order(self) -> list[Material]:
         """Every canonical material this one's table depends on, smallest first, itself last."""
         seen: dict[str, Material] = {}

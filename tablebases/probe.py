@@ -47,6 +47,7 @@ class TableValue:
     dtc: int | None     # plies to the first capture or mate
     dtc60: int | None = None   # plies to a conversion that keeps the win within the limit
     must_stop_checking: bool = False   # lost because the only drawing moves are perpetual checks
+    chase_sensitive: bool = False      # a draw the chase rule (长捉) could change (see values.RULES)
 
     @property
     def theoretical_wdl(self) -> int:
@@ -63,6 +64,8 @@ class RankedMove:
 def describe(value: TableValue, side_to_move: int) -> str:
     """The value in words with units, e.g. ``Red wins, mate in 19 (37 plies)``."""
     if value.wdl == 0:
+        if value.chase_sensitive:
+            return "Draw (the chase rule, 长捉, could change this: a side may hold it only by attacking)"
         return "Draw"
     winner = side_to_move if value.wdl > 0 else side_to_move ^ 1
     plies = value.dtm
@@ -147,9 +150,10 @@ class Tablebase:
         budget = NATURAL_LIMIT_PLIES - min(board.halfmove_clock, NATURAL_LIMIT_PLIES)
         if wdl and (dtc60_plies is None or dtc60_plies > budget):
             wdl //= 2       # cursed win / blessed loss
-        rule_name = f"rules/checker_{('red', 'black')[side]}"
-        by_rule = table.file.has_array(rule_name) and table.file.bit(rule_name, index)
-        return TableValue(wdl, dtm_plies, dtc_plies, dtc60_plies, by_rule)
+        colour = ("red", "black")[side]
+        by_rule = table.file.bit(f"rules/checker_{colour}", index)
+        chase = wdl == 0 and table.file.bit(f"rules/chase_{colour}", index)
+        return TableValue(wdl, dtm_plies, dtc_plies, dtc60_plies, by_rule, chase)
 
     def dtm_code(self, board: Board) -> int:
         """The raw stored DTM code of ``board`` for its side to move (see

@@ -25,6 +25,7 @@ class SideStats:
     dtc_histogram: dict[int, int] = field(default_factory=dict)
     longest_win_fen: str | None = None
     longest_win_plies: int = 0
+    chase_marked: int = 0        # draws the chase rule (长捉) could change
 
 
 def table_stats(material: str, directory: Path | str) -> dict[int, SideStats]:
@@ -49,6 +50,8 @@ def table_stats(material: str, directory: Path | str) -> dict[int, SideStats]:
                     else:
                         stats.losses += count
                     stats.dtm_histogram[plies] = count
+            marks = table.load_array(f"rules/chase_{('red', 'black')[side]}")
+            stats.chase_marked = sum(bin(word).count("1") for word in marks)
             for code, count in histogram(table.load("dtc", side)).items():
                 if code not in (0, ILLEGAL):
                     stats.dtc_histogram[code - 1] = count

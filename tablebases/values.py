@@ -14,7 +14,10 @@ RULES = {
     "stalemate": "loss for the side to move (困毙)",
     "perpetual_check": "applied (长将): a side that can keep the draw only by checking on every "
                        "move loses; if both sides check on every move it is a draw",
-    "perpetual_chase": "not applied",
+    "perpetual_chase": "not applied to the values; where both sides have attacking pieces, "
+                       "every drawn position whose value the chase rule (长捉) could change is "
+                       "marked (rules/chase_*): a draw is left unmarked only if each side can "
+                       "hold it without checking or threatening to win material",
     "natural_limit": "DTC60 stored: plies to a conversion that keeps the result within 60 moves "
                      "(120 plies) per phase; wins beyond it are cursed",
 }

@@ -115,7 +115,8 @@ def test_index_round_trip_and_mirror():
 
 @pytest.mark.parametrize("material", SMALL)
 def test_every_built_table_verifies(table_dir, material):
-    assert verify_file(material, table_dir, threads=2) == {"dtm": 0, "dtc": 0, "dtc60": 0}
+    assert verify_file(material, table_dir, threads=2) == {"dtm": 0, "chase marks": 0, "dtc": 0,
+                                                           "dtc60": 0}
 
 
 def test_known_verdicts(table_dir):
@@ -440,3 +441,37 @@ def test_a_material_too_large_to_index_is_refused_at_once(tmp_path):
         build("KAABBNNRRCCPPPPPKAABBNNRRCCPPPPP", tmp_path, log=lambda line: None)
     assert time.perf_counter() - start < 30
     assert list(tmp_path.iterdir()) == []
+
+
+def test_chase_rule_marks(table_dir):
+    """Draws the chase rule could change are marked where both sides have attacking pieces
+    (K R against K N); they are draws, the re-check re-derives them, and the probe says so."""
+    from tablebases.build import chase_marks, _load_sub_tables
+    from tablebases.stats import table_stats
+
+    stats = table_stats("KRKN", table_dir)
+    assert (stats[0].chase_marked, stats[1].chase_marked) == (18, 183)
+    assert stats[0].chase_marked <= stats[0].draws and stats[1].chase_marked <= stats[1].draws
+    assert table_stats("KRKA", table_dir)[0].chase_marked == 0     # Black cannot chase
+    assert verify_file("KRKN", table_dir)["chase marks"] == 0
+
+    material = Material.parse("KRKN")
+    table = TableFile(table_path(table_dir, "KRKN"))
+    dtm = [table.load("dtm", side) for side in (0, 1)]
+    stored = [table.load_array(f"rules/chase_{side}") for side in ("red", "black")]
+    table.close()
+    indexer = indexer_for(material)
+    marks, count = chase_marks(material, indexer, dtm[0], dtm[1],
+                               _sub_specs(material, _load_sub_tables(material, table_dir, ("dtm",)),
+                                          "dtm"), threads=2)
+    assert count == 201
+    marked = [i for i in range(indexer.size) if (marks[0][i >> 6] >> (i & 63)) & 1]
+    assert all(dtm[0][i] == 0 for i in marked)
+    assert all((stored[0][i >> 4] >> (i & 15)) & 1 for i in marked)
+    # The probe reports a marked draw as such.
+    tablebase = open_tablebase(table_dir)
+    fen = f"{placement_fen(indexer.placement(marked[0]))} w - - 0 1"
+    value = tablebase.probe(Board(fen))
+    assert value.wdl == 0 and value.chase_sensitive
+    assert "长捉" in describe(value, 0)
+    tablebase.close()
