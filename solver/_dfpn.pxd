@@ -27,10 +27,14 @@ cdef class Search:
     cdef public long long progress_every
     cdef long long stored
     cdef public int perpetual_check_rule     # 长将 by the defender loses (棋例 26.1)
+    cdef public object repetition_judge      # callable(codes, turn, moves) -> loser or -1
+    cdef public long long judge_calls
     cdef uint8_t check_after[4096]           # per ply of the line: the move gave check
 
     cdef void note_check(self) noexcept
     cdef bint defender_must_deviate(self) noexcept
+    cdef int cycle_start(self) noexcept
+    cdef int judge_repetition(self)
 
     cdef uint64_t history_signature(self) noexcept
     cdef Entry* probe(self, uint64_t key) noexcept

@@ -20,7 +20,7 @@ from libc.stdint cimport uint64_t, uint32_t, int32_t, uint8_t
 from libc.time cimport time as c_time
 from xiangqi._core cimport (BaseBoard, BoardState, bs_init, bs_free, bs_copy, bs_make, bs_unmake,
                             bs_legal_moves, bs_king_attacked, bs_repetitions, sq90_of,
-                            bs_may_give_check,
+                            bs_may_give_check, bs_gives_check,
                             xq_move_from, xq_move_to, EMPTY, MAX_MOVES)
 
 import time as _time
@@ -97,6 +97,8 @@ cdef class Search:
         self.progress_every = 100_000
         self.stored = 0
         self.perpetual_check_rule = 1
+        self.repetition_judge = None
+        self.judge_calls = 0
 
     def __dealloc__(self):
         bs_free(&self.state)
@@ -206,17 +208,21 @@ cdef class Search:
         if 0 < self.state.ply <= TRACKED_PLIES:
             self.check_after[self.state.ply - 1] = bs_king_attacked(&self.state, self.state.turn)
 
+    cdef int cycle_start(self) noexcept:
+        """The ply of the current position's last occurrence since the last capture, or -1."""
+        cdef int i
+        for i in range(self.state.ply - 1, -1, -1):
+            if self.state.undo_stack[i].captured != EMPTY:
+                return -1
+            if self.state.undo_stack[i].key == self.state.key:
+                return i
+        return -1
+
     cdef bint defender_must_deviate(self) noexcept:
         """The position repeats; True if in the cycle since its last occurrence the defender
         checked on every move and the attacker did not (one-sided perpetual check)."""
-        cdef int first = -1, i, mover
+        cdef int first = self.cycle_start(), i, mover
         cdef bint defender_always = True, attacker_always = True, gave_check
-        for i in range(self.state.ply - 1, -1, -1):
-            if self.state.undo_stack[i].captured != EMPTY:
-                return False
-            if self.state.undo_stack[i].key == self.state.key:
-                first = i
-                break
         if first < 0:
             return False
         for i in range(first, self.state.ply):
@@ -229,6 +235,51 @@ cdef class Search:
             else:
                 defender_always = defender_always and gave_check
         return defender_always and not attacker_always
+
+    cdef int judge_repetition(self):
+        """The loser of the repeated cycle under the full 棋例 (the Python judge), or -1.  The
+        judge is asked only when every defender move of the cycle might be an attack: a check,
+        or a move after which the defender could capture or check (a superset of 将/杀/捉)."""
+        cdef int first = self.cycle_start(), i, mover, n, j
+        cdef int moves[MAX_MOVES]
+        cdef BoardState walk
+        cdef bint attack
+        cdef int defender = self.attacker ^ 1
+        if first < 0:
+            return -1
+        if bs_init(&walk) != 0 or bs_copy(&walk, &self.state) != 0:
+            bs_free(&walk)
+            return -1
+        for i in range(self.state.ply - first):
+            bs_unmake(&walk)
+        codes = bytes([walk.squares[_sq256(i)] for i in range(90)])
+        turn = walk.turn
+        played = []
+        try:
+            for i in range(first, self.state.ply):
+                mover = walk.turn
+                bs_make(&walk, self.state.undo_stack[i].move)
+                played.append((sq90_of(xq_move_from(self.state.undo_stack[i].move)),
+                               sq90_of(xq_move_to(self.state.undo_stack[i].move))))
+                if mover != defender or bs_king_attacked(&walk, walk.turn):
+                    continue
+                # Could the defender, moving again, capture or check?
+                attack = False
+                walk.turn = defender
+                n = bs_legal_moves(&walk, moves)
+                for j in range(n):
+                    if walk.squares[xq_move_to(moves[j])] != EMPTY or (
+                            bs_may_give_check(&walk, moves[j]) and
+                            bs_gives_check(&walk, moves[j])):
+                        attack = True
+                        break
+                walk.turn = defender ^ 1
+                if not attack:
+                    return -1           # an idle defender move: he is not forbidden
+        finally:
+            bs_free(&walk)
+        self.judge_calls += 1
+        return self.repetition_judge(codes, turn, played)
 
     # -- search --------------------------------------------------------------------------------
 
@@ -288,6 +339,9 @@ cdef class Search:
             tainted[0] = True
             if self.perpetual_check_rule and self.defender_must_deviate():
                 pn[0] = 0; dn[0] = INF
+            elif self.repetition_judge is not None and \
+                    self.judge_repetition() == self.attacker ^ 1:
+                pn[0] = 0; dn[0] = INF      # the defender's perpetual attack is forbidden
             else:
                 pn[0] = INF; dn[0] = 0
             return

@@ -118,7 +118,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         return 0
     if report.stipulation == "draw":
         d = report.draw
-        print(f"Stipulation: draw (红先和), searched to {d.bound} moves for each side")
+        print(f"Stipulation: draw (红先和), searched to {d.bound} moves for each side; "
+              f"repetitions judged by the {d.rules} rules (棋例)")
         print(f"  Red forced win:   {d.red_wins}" + (f" in {d.red_length}" if d.red_length else ""))
         print(f"  Black forced win: {d.black_wins}" + (f" in {d.black_length}" if d.black_length else ""))
         print(f"Verdict: {report.verdict}")

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from xiangqi import Board, Move
+from xiangqi.rules import adjudicate, ruleset
 
 from ._dfpn import DISPROVEN, PROVEN, UNKNOWN, Search
 
@@ -32,6 +33,11 @@ class Limits:
     # 单方面长将 (棋例 26.1): a defender who can escape only by checking for ever must deviate,
     # so such a repetition counts as a win for the attacker.  Off: every repetition is a draw.
     perpetual_check_rule: bool = True
+    # The full repetition rules (棋例: chase, mate threat, mixtures) judged by
+    # ``xiangqi.rules`` at every repetition where the defender may be attacking throughout:
+    # "chinese" or "asian", or None (perpetual check only; faster).  Draw verification uses
+    # "chinese" unless told otherwise.
+    repetition_rules: str | None = None
     # Nodes between calls of the progress hook.  The search holds the GIL in between, so an
     # interactive front end running it in a thread asks for calls more often than a CLI does.
     progress_nodes: int = 100_000
@@ -68,6 +74,21 @@ class SolveResult:
         return self.nodes / self.seconds if self.seconds > 0 else 0.0
 
 
+def repetition_judge(rules: str) -> Callable[[bytes, int, list], int]:
+    """The search's judge of a repeated cycle: given the cycle's first position (90 piece
+    codes and the side to move) and its moves, the colour that must deviate, or -1."""
+    ruleset(rules)      # an unknown rule set is refused here, not inside the search
+
+    def judge(codes: bytes, turn: int, moves: list[tuple[int, int]]) -> int:
+        board = Board.empty()
+        board._load(list(codes), turn, 0, 1)
+        for from_square, to_square in moves:
+            board.push_unchecked(Move(from_square, to_square))
+        verdict = adjudicate(board, rules, min_occurrences=2)
+        return -1 if verdict is None or verdict.loser is None else verdict.loser
+    return judge
+
+
 class Solver:
     """One searcher for one position's attacker; reuse it for queries about the same problem."""
 
@@ -81,6 +102,8 @@ class Solver:
         self.search = Search(self.limits.table_bits)
         self.search.checks_only = 1 if mode == "checks" else 0
         self.search.perpetual_check_rule = 1 if self.limits.perpetual_check_rule else 0
+        if self.limits.repetition_rules is not None:
+            self.search.repetition_judge = repetition_judge(self.limits.repetition_rules)
         self.attacker = board.turn
         self.best_upper: int | None = None   # smallest proven bound at the root so far
         self.start = time.time()

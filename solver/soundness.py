@@ -10,7 +10,7 @@ Terms as composers use them:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from xiangqi import Board, Move
@@ -54,6 +54,7 @@ class DrawCheck:
     black_wins: str
     black_length: int | None
     bound: int
+    rules: str = "chinese"      # the repetition rules (棋例) the searches applied
 
 
 @dataclass
@@ -197,13 +198,17 @@ def check_line(solver: Solver, board: Board, line: str | list[str],
 
 def _verify_draw(board: Board, bound: int, tablebase, limits: Limits | None,
                  progress) -> SoundnessReport:
+    # A draw that rests on a forbidden perpetual attack is no draw: judge every repetition
+    # by the full 棋例 (the Chinese rules unless the limits name others).
+    limits = replace(limits or Limits(),
+                     repetition_rules=(limits.repetition_rules if limits else None) or "chinese")
     red = Solver(board, "any", limits, tablebase, progress)
     status, length = red.shortest(red.board, bound)
     # Black wins if, whatever Red plays, Black mates: an AND root with Black attacking.
     black_status, black_length = _defender_wins(board, bound, tablebase, limits, progress)
     names = {PROVEN: "mate", DISPROVEN: "no mate"}
     check = DrawCheck(names.get(status, "unknown"), length, names.get(black_status, "unknown"),
-                      black_length, bound)
+                      black_length, bound, limits.repetition_rules)
     if status == DISPROVEN and black_status == DISPROVEN:
         verdict = "draw"
     elif status == PROVEN:

@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from solver import SolverError
+from solver import Limits, SolverError
+from solver.search import Solver
 from solver.soundness import verify
 from tui.cli import main
 from xiangqi import Board
@@ -95,3 +96,36 @@ def test_solve_command(capsys):
     assert out.splitlines()[1] == "1. e4a4 g3e2"
     assert main(["solve", FENS[3], "--checks", "--max-moves", "10", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["verdict"] == "no mate"
+
+
+def test_repetition_judge_applies_the_full_rules():
+    from solver.search import repetition_judge
+    from xiangqi import Move
+    from xiangqi.rules import RulesError
+
+    def cycle(fen: str, moves: list[str], rules: str) -> int:
+        codes = Board(fen)._codes()
+        pairs = [(Move.from_iccs(m).from_square, Move.from_iccs(m).to_square) for m in moves]
+        return repetition_judge(rules)(codes, Board(fen).turn, pairs)
+
+    chase = ("5k3/9/1c7/9/2R6/9/9/9/9/3K5 w", ["c5b5", "b7c7", "b5c5", "c7b7"])
+    assert cycle(*chase, "chinese") == 0                   # Red's 长捉: Red must deviate
+    protected = ("5k3/9/rc7/9/2R6/9/9/9/9/3K5 w", ["c5b5", "b7c7", "b5c5", "c7b7"])
+    assert cycle(*protected, "chinese") == -1
+    mixed = ("4k4/9/R1n6/9/9/9/9/9/9/3K5 w", ["a7a9", "e9e8", "a9a7", "e8e9"])
+    assert cycle(*mixed, "chinese") == 0 and cycle(*mixed, "asian") == -1
+    with pytest.raises(RulesError):
+        repetition_judge("fide")
+
+
+def test_draw_verification_judges_repetitions_by_the_rules():
+    # Rook against rook: a draw.  Every repetition in which the defender might be attacking
+    # throughout is judged by the 棋例, and the verdict says which rules applied.
+    board = Board("3k5/9/9/9/9/9/9/2r6/9/4K1R2 w")
+    report = verify(board, "draw", moves=3)
+    assert report.verdict == "draw" and report.draw.rules == "chinese"
+    judged = Solver(board, "any", Limits(repetition_rules="chinese"))
+    plain = Solver(board, "any")
+    assert judged.search.value(board, 4, True) == plain.search.value(board, 4, True) == \
+        ("disproven", None)
+    assert judged.search.judge_calls > 0 and plain.search.judge_calls == 0
