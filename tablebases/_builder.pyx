@@ -467,6 +467,15 @@ def histogram(uint16_t[::1] values):
 # always answer such a check with a quiet (non-checking) move back into that set.  If the
 # opponent has to check back to stay there, both sides check on every move: a draw.
 
+cdef inline int capture_code(Context* c, BoardState* s, int move, int captured) noexcept nogil:
+    """The sub-table code after the capture ``move`` (which takes ``captured``)."""
+    cdef int code
+    bs_make(s, move)
+    code = sub_code(c, s, captured)
+    bs_unmake(s)
+    return code
+
+
 cdef bint only_checks_keep_draw(Context* c, BoardState* s, int stm, int64_t idx) noexcept nogil:
     cdef int moves[MAX_MOVES]
     cdef int count, i, captured, code, drawing = 0
@@ -477,13 +486,11 @@ cdef bint only_checks_keep_draw(Context* c, BoardState* s, int stm, int64_t idx)
     count = bs_legal_moves(s, moves)
     for i in range(count):
         captured = s.squares[xq_move_to(moves[i])]
-        bs_make(s, moves[i])
         if captured != EMPTY:
-            code = sub_code(c, s, captured)
-            bs_unmake(s)
-            if code == 0:
+            if capture_code(c, s, moves[i], captured) == 0:
                 return False            # a capture into a drawn ending breaks any cycle
             continue
+        bs_make(s, moves[i])
         sidx = moved_index(c, s, idx, moves[i])
         check = bs_king_attacked(s, stm ^ 1)
         code = c.values[stm ^ 1][sidx] if sidx >= 0 else ILLEGAL
@@ -680,7 +687,7 @@ cdef bint holds_without_attacking(Context* c, BoardState* s, int stm, int64_t id
     """``stm`` (the holder) to move: has it a move that neither checks nor threatens material
     and stays in ``next_set``, or a capture into a drawn sub-ending?"""
     cdef int moves[MAX_MOVES]
-    cdef int count, i, captured, code
+    cdef int count, i, captured
     cdef int64_t sidx
     cdef bint ok
     if load(c, s, stm, idx) < 0:
@@ -688,13 +695,11 @@ cdef bint holds_without_attacking(Context* c, BoardState* s, int stm, int64_t id
     count = bs_legal_moves(s, moves)
     for i in range(count):
         captured = s.squares[xq_move_to(moves[i])]
-        bs_make(s, moves[i])
         if captured != EMPTY:
-            code = sub_code(c, s, captured)
-            bs_unmake(s)
-            if code == 0:
+            if capture_code(c, s, moves[i], captured) == 0:
                 return True
             continue
+        bs_make(s, moves[i])
         ok = False
         if not bs_king_attacked(s, stm ^ 1) and not threatens_material(s, stm):
             sidx = moved_index(c, s, idx, moves[i])
