@@ -5,6 +5,7 @@ import argparse
 import json
 import sys
 import time
+import unicodedata
 
 from .board import Board
 from .fen import FenError
@@ -106,13 +107,20 @@ def cmd_judge(args: argparse.Namespace) -> int:
         return 0
     for row in rows:
         detail = "; ".join(row["chases"] + row["notes"])
-        print(f"{row['ply']:>3}. {row['written']:<8} {row['label']}" + (f"  ({detail})" if detail else ""))
+        print(f"{row['ply']:>3}. {_pad(row['written'], 10)} {row['label']}"
+              + (f"  ({detail})" if detail else ""))
     if verdict is None:
         print(f"No repetition judged yet (needs the position {args.occurrences} times).")
     else:
         print(verdict)
     print(limit)
     return 0
+
+
+def _pad(text: str, cells: int) -> str:
+    """``text`` padded to ``cells`` terminal columns (Chinese characters take two)."""
+    width = sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+    return text + " " * max(0, cells - width)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
