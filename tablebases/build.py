@@ -18,7 +18,7 @@ from typing import Callable
 
 from ._builder import chase_sensitive_draws, perpetual_check_sets, recheck, retrograde
 from ._index import Indexer
-from .format import TableFile, TableHeader, TableWriter, table_path
+from .format import CorruptTableError, TableFile, TableHeader, TableWriter, table_path
 from .material import Material
 from .values import RULES, summarise_metric
 
@@ -54,6 +54,15 @@ def memory_needed(material: Material, size: int, sub_sizes: list[int]) -> int:
     """Peak bytes of a build: one metric's arrays (the metrics are built and stored one after
     the other), the candidate and rule bitmaps, and that metric of the sub-tables."""
     return size * 2 * 2 + size // 4 + size // 2 + sum(sub_sizes) * 2 * 2
+
+
+def _readable(path: Path) -> bool:
+    """Whether ``path`` opens as a table of the current format (header and layout)."""
+    try:
+        TableFile(path).close()
+    except CorruptTableError:
+        return False
+    return True
 
 
 def _refuse_if_too_large(material: Material) -> None:
@@ -119,7 +128,9 @@ def build(materials: str | list[str], directory: Path | str, threads: int = 1,
         name = str(material)
         path = table_path(directory, name)
         if path.exists() and not (rebuild and name in requested):
-            continue
+            if _readable(path):
+                continue
+            log(f"{name}: {path} cannot be read (an older format or damaged); rebuilding it")
         indexer = indexer_for(material)
         sub_sizes = [indexer_for(sub).size for sub in {s.canonical() for s in material.captures()}]
         need = memory_needed(material, indexer.size, sub_sizes)

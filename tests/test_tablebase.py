@@ -4,6 +4,8 @@ import array
 import itertools
 import random
 import shutil
+import struct
+import zlib
 
 import pytest
 
@@ -475,3 +477,20 @@ def test_chase_rule_marks(table_dir):
     assert value.wdl == 0 and value.chase_sensitive
     assert "长捉" in describe(value, 0)
     tablebase.close()
+
+
+def test_a_table_of_an_older_format_is_rebuilt(tmp_path):
+    build("KRK", tmp_path, log=lambda line: None)
+    path = table_path(tmp_path, "KRK")
+    data = path.read_bytes()
+    # Rewrite the header as an older program wrote it (same length, valid checksum).
+    (length,) = struct.unpack("<I", data[4:8])
+    header = data[8:8 + length].replace(b'"format_version": 4', b'"format_version": 3')
+    path.write_bytes(data[:8] + header + struct.pack("<I", zlib.crc32(header))
+                     + data[12 + length:])
+    with pytest.raises(CorruptTableError, match="format version 3"):
+        TableFile(path)
+    lines = []
+    build("KRK", tmp_path, log=lines.append)
+    assert any("older format" in line for line in lines)
+    assert TableFile(path).header.format_version == 4

@@ -353,7 +353,9 @@ class TablebasePanel(Widget, can_focus=True):
             except MissingTableError as error:
                 value_text.update(self._missing_text(material, str(error)))
             except CorruptTableError as error:
-                value_text.update(Text(f"Cannot read the table: {error}", style="red"))
+                value_text.update(Text(f"Cannot read the table: {error}. "
+                                       f"`xqstudio tb build {canonical}` rebuilds it.",
+                                       style="red"))
             else:
                 self.value, self.ranked = value, ranked
                 text = Text(describe(self.value, board.turn),
