@@ -9,7 +9,7 @@ from pathlib import Path
 from xiangqi import Board, FenError
 
 from .build import BuildError, build, default_threads, verify_file
-from .format import CorruptTableError, table_path
+from .format import CorruptTableError, TableFile, table_path
 from .material import Material, MaterialError
 from .paths import default_directory
 from .probe import MissingTableError, describe, open_tablebase
@@ -114,6 +114,10 @@ def cmd_stats(args: argparse.Namespace) -> int:
         print(f"error: no table for {args.material} in {args.dir}", file=sys.stderr)
         return 1
     print(f"{material}")
+    table = TableFile(table_path(args.dir, str(material)))
+    table.close()
+    for rule, text in table.header.rules.items():
+        print(f"  rule {rule}: {text}")
     for side, s in stats.items():
         legal = s.wins + s.draws + s.losses
         print(f"\n{side_name(side)} to move: {legal:,} positions "

@@ -11,6 +11,9 @@ import array
 ILLEGAL = 0xFFFF
 
 RULES = {
+    "rule_set": "中国象棋竞赛规则 棋例 and the Asian (AXF) rules agree on what the values apply "
+                "(stalemate, perpetual check); the chase marks cover both (the Chinese rules "
+                "forbid more: mixtures, 长杀, chases of different pieces)",
     "stalemate": "loss for the side to move (困毙)",
     "perpetual_check": "applied (长将): a side that can keep the draw only by checking on every "
                        "move loses; if both sides check on every move it is a draw",
