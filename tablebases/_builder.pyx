@@ -88,6 +88,14 @@ cdef inline int load(Context* c, BoardState* s, int stm, int64_t idx) noexcept n
     return 0
 
 
+cdef inline int decode(Context* c, BoardState* s, int stm, int64_t idx) noexcept nogil:
+    """Set up ``idx``, known to be a legal position (its stored code is not ILLEGAL)."""
+    if ix_decode(c.ix, idx, s) < 0:
+        return -1
+    s.turn = stm
+    return 0
+
+
 cdef inline bint must_stop_checking(Context* c, int stm, int64_t idx) noexcept nogil:
     return c.checker[stm] != NULL and tb_bit(c.checker[stm], idx)
 
@@ -172,7 +180,7 @@ cdef int64_t expand_frontier(Context* c, BoardState* s, int stm, int64_t idx, in
     cdef int k, count, pred = stm ^ 1
     cdef int64_t pidx, twin, changed = 0
     cdef bint lost = (n - 1) % 2 == 0
-    if load(c, s, stm, idx) < 0:
+    if decode(c, s, stm, idx) < 0:
         return 0
     count = bs_unmoves(s, pred, unmoves)
     # bs_make moves a piece of the side to move: play the reversed move as ``pred``.  The
@@ -213,7 +221,7 @@ cdef int64_t verify_candidate(Context* c, BoardState* s, int stm, int64_t idx, i
     cdef int count, i, captured, code, plies, d, longest = -1
     cdef int64_t sidx
     cdef bint restricted
-    if c.values[stm][idx] != 0 or load(c, s, stm, idx) < 0:
+    if c.values[stm][idx] != 0 or decode(c, s, stm, idx) < 0:
         return 0
     restricted = must_stop_checking(c, stm, idx)
     count = bs_legal_moves(s, moves)
@@ -481,7 +489,7 @@ cdef bint only_checks_keep_draw(Context* c, BoardState* s, int stm, int64_t idx)
     cdef int count, i, captured, code, drawing = 0
     cdef int64_t sidx
     cdef bint check
-    if load(c, s, stm, idx) < 0:
+    if decode(c, s, stm, idx) < 0:
         return False
     count = bs_legal_moves(s, moves)
     for i in range(count):
@@ -508,7 +516,7 @@ cdef bint answers_quietly_into(Context* c, BoardState* s, int stm, int64_t idx,
     cdef int moves[MAX_MOVES]
     cdef int count, i
     cdef int64_t sidx
-    if load(c, s, stm, idx) < 0:
+    if decode(c, s, stm, idx) < 0:
         return False
     count = bs_legal_moves(s, moves)
     for i in range(count):
@@ -530,7 +538,7 @@ cdef bint drawing_checks_trapped(Context* c, BoardState* s, int stm, int64_t idx
     cdef int moves[MAX_MOVES]
     cdef int count, i, code
     cdef int64_t sidx
-    if load(c, s, stm, idx) < 0:
+    if decode(c, s, stm, idx) < 0:
         return False
     count = bs_legal_moves(s, moves)
     for i in range(count):
@@ -690,7 +698,7 @@ cdef bint holds_without_attacking(Context* c, BoardState* s, int stm, int64_t id
     cdef int count, i, captured
     cdef int64_t sidx
     cdef bint ok
-    if load(c, s, stm, idx) < 0:
+    if decode(c, s, stm, idx) < 0:
         return False
     count = bs_legal_moves(s, moves)
     for i in range(count):
