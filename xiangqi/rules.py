@@ -38,7 +38,7 @@ same piece on every move, and pawns and kings may chase perpetually.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ._core import Move
 from .board import Board
@@ -548,7 +548,7 @@ class NaturalLimit:
     counted_plies: int          # plies that count toward the limit
     limit_plies: int
     unrecorded_plies: int = 0   # plies before the recorded moves (from the FEN's clock)
-    reached: bool = field(default=False)
+    reached: bool = False
 
     def __str__(self) -> str:
         state = "reached: a draw may be claimed" if self.reached else "not reached"
