@@ -20,4 +20,5 @@ cdef struct Context:
     int capture_limit        # DTC60: sub-table values beyond this many plies count as draws
     uint64_t* checker[2]     # perpetual check: positions whose side to move must stop checking
     uint64_t* victim[2]      # ... and the positions its forbidden checks lead to (or NULL)
+    int kinds[2]             # per colour: bit 1 << type for each piece type it has
     int threads

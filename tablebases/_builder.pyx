@@ -18,10 +18,11 @@ from cython.parallel cimport prange, threadid
 from libc.stdlib cimport malloc, calloc, free
 from libc.stdint cimport uint16_t, uint64_t, int64_t
 from xiangqi._core cimport (BoardState, bs_init, bs_free, bs_make, bs_unmake, bs_legal_moves,
+                            bs_pseudo_moves, bs_king_attacked_by,
                             bs_unmoves, bs_king_attacked, xq_move_to, xq_make_move,
                             xq_move_from, sq90_of, EMPTY, MAX_MOVES, KING, PAWN, BLACK_BIT)
 from tablebases._index cimport (Indexer, IndexData, ix_encode, ix_decode, ix_has_twin,
-                                ix_encode_quiet)
+                                ix_encode_quiet, ix_twin)
 
 cdef extern from *:
     """
@@ -61,11 +62,15 @@ cdef inline int sub_code(Context* c, BoardState* s, int captured) noexcept nogil
     return code
 
 
-cdef inline int64_t moved_index(Context* c, BoardState* s, int64_t base, int move) noexcept nogil:
-    """Index of the position on ``s`` just after the quiet ``move`` from decoded ``base``."""
+cdef inline int64_t moved_index(Context* c, BoardState* s, int64_t base, int move,
+                                bint defender=False) noexcept nogil:
+    """Index of the position on ``s`` just after the quiet ``move`` from decoded ``base``.
+    ``defender``: encode moves in Red's defender group incrementally too (the builder's
+    passes; the re-check keeps the plain path)."""
     cdef int piece = s.squares[xq_move_to(move)]
     cdef int64_t index = ix_encode_quiet(c.ix, base, (piece >> 3) & 1, piece & 7,
-                                         sq90_of(xq_move_from(move)), sq90_of(xq_move_to(move)))
+                                         sq90_of(xq_move_from(move)), sq90_of(xq_move_to(move)),
+                                         defender)
     if index == -2:
         index = ix_encode(c.ix, s, 0)
     return index
@@ -126,34 +131,41 @@ cdef inline int successor_code(Context* c, BoardState* s, int stm, int64_t idx, 
     return code
 
 
+cdef inline bint leaves_king_safe(Context* c, BoardState* s, int stm, int move) noexcept nogil:
+    cdef bint safe
+    bs_make(s, move)
+    safe = not bs_king_attacked_by(s, stm, c.kinds[stm ^ 1])
+    bs_unmake(s)
+    return safe
+
+
 cdef void init_position(Context* c, BoardState* s, int stm, int64_t idx) noexcept nogil:
+    """Code of ``idx`` from its captures alone.  Works on pseudo-legal moves: an illegal
+    capture lands on an ILLEGAL sub-table entry, so legality is tested only there and for
+    quiet moves until one legal, allowed quiet move is found (all the code needs to know)."""
     cdef int moves[MAX_MOVES]
     cdef int n, i, captured, code, plies, d
-    cdef int best_win = BIG, worst_loss = -1, quiet = 0, captures = 0
-    cdef bint escape = False, restricted, skip
-    if load(c, s, stm, idx) < 0:
+    cdef int best_win = BIG, worst_loss = -1, captures = 0
+    cdef bint escape = False, quiet = False, restricted
+    # load(), with the attack tests cut down to the material's piece types.
+    if ix_decode(c.ix, idx, s) < 0:
         c.values[stm][idx] = ILLEGAL
         return
-    n = bs_legal_moves(s, moves)
-    if n == 0:
-        c.values[stm][idx] = 1          # mated or stalemated: lost, distance 0
+    s.turn = stm
+    if bs_king_attacked_by(s, stm ^ 1, c.kinds[stm]):
+        c.values[stm][idx] = ILLEGAL
         return
-    restricted = must_stop_checking(c, stm, idx)
+    n = bs_pseudo_moves(s, moves)
     for i in range(n):
         captured = s.squares[xq_move_to(moves[i])]
         if captured == EMPTY:
-            if restricted:
-                bs_make(s, moves[i])
-                skip = forbidden(c, s, stm, moved_index(c, s, idx, moves[i]))
-                bs_unmake(s)
-                if skip:
-                    continue
-            quiet += 1
             continue
-        captures += 1
         bs_make(s, moves[i])
         code = sub_code(c, s, captured)
         bs_unmake(s)
+        if code == ILLEGAL and not leaves_king_safe(c, s, stm, moves[i]):
+            continue
+        captures += 1
         if code == 0 or code == ILLEGAL:
             escape = True
             continue
@@ -166,12 +178,29 @@ cdef void init_position(Context* c, BoardState* s, int stm, int64_t idx) noexcep
             worst_loss = d + 1
     if best_win < BIG:
         c.values[stm][idx] = TENTATIVE | (best_win + 1)
-    elif quiet == 0 and captures == 0:
-        c.values[stm][idx] = 1          # only forbidden perpetual checks left: lost by rule
-    elif quiet == 0 and not escape:
-        c.values[stm][idx] = TENTATIVE | (worst_loss + 1)
-    else:
+        return
+    if escape:
         c.values[stm][idx] = 0
+        return
+    restricted = must_stop_checking(c, stm, idx)
+    for i in range(n):
+        if s.squares[xq_move_to(moves[i])] != EMPTY or not leaves_king_safe(c, s, stm, moves[i]):
+            continue
+        if restricted:
+            bs_make(s, moves[i])
+            quiet = not forbidden(c, s, stm, moved_index(c, s, idx, moves[i]))
+            bs_unmake(s)
+        else:
+            quiet = True
+        if quiet:
+            break
+    if quiet:
+        c.values[stm][idx] = 0
+    elif captures == 0:
+        # mated or stalemated, or only forbidden perpetual checks left: lost, distance 0
+        c.values[stm][idx] = 1
+    else:
+        c.values[stm][idx] = TENTATIVE | (worst_loss + 1)
 
 
 cdef int64_t expand_frontier(Context* c, BoardState* s, int stm, int64_t idx, int n) noexcept nogil:
@@ -179,6 +208,7 @@ cdef int64_t expand_frontier(Context* c, BoardState* s, int stm, int64_t idx, in
     cdef int unmoves[MAX_MOVES * 2]
     cdef int k, count, pred = stm ^ 1
     cdef int64_t pidx, twin, changed = 0
+    cdef uint16_t pc
     cdef bint lost = (n - 1) % 2 == 0
     if decode(c, s, stm, idx) < 0:
         return 0
@@ -188,16 +218,21 @@ cdef int64_t expand_frontier(Context* c, BoardState* s, int stm, int64_t idx, in
     s.turn = pred
     for k in range(count):
         bs_make(s, unmoves[k])
-        if bs_king_attacked(s, stm):
-            bs_unmake(s)
-            continue
-        # A position whose Red group is symmetric is stored twice (itself and its mirror
-        # image); both twins get the value.
-        pidx = moved_index(c, s, idx, unmoves[k])
-        twin = ix_encode(c.ix, s, 0, 1) if pidx >= 0 and ix_has_twin(c.ix, pidx) else pidx
+        # No legality test: a predecessor with ``stm``'s king attacked is stored as ILLEGAL
+        # (by init_position, like its mirror twin) and skipped below; reading its code is
+        # cheaper than bs_king_attacked.
+        pidx = moved_index(c, s, idx, unmoves[k], True)
         bs_unmake(s)
         if pidx < 0:
             continue
+        pc = c.values[pred][pidx]
+        # Decided (or ILLEGAL) entries never change, and twins always hold the same code
+        # (each mark below writes both): nothing to do for either.
+        if pc != 0 and not (pc & TENTATIVE and pc != ILLEGAL):
+            continue
+        # A position whose Red group is symmetric is stored twice (itself and its mirror
+        # image); both twins get the value.
+        twin = ix_twin(c.ix, pidx) if ix_has_twin(c.ix, pidx) else pidx
         changed += mark_predecessor(c, pred, pidx, lost, n)
         if twin != pidx:
             changed += mark_predecessor(c, pred, twin, lost, n)
@@ -215,34 +250,75 @@ cdef inline int64_t mark_predecessor(Context* c, int pred, int64_t pidx, bint lo
     return 0
 
 
-cdef int64_t verify_candidate(Context* c, BoardState* s, int stm, int64_t idx, int n) noexcept nogil:
-    """Decide candidate ``idx``: lost if every move leads to a decided win for the opponent."""
-    cdef int moves[MAX_MOVES]
-    cdef int count, i, captured, code, plies, d, longest = -1
+cdef inline int candidate_move(Context* c, BoardState* s, int stm, int64_t idx, int move,
+                               bint restricted, int n, int* longest) noexcept nogil:
+    """One pseudo-legal move of candidate ``idx``: 1 if it leads to a decided win for the
+    opponent (``longest`` updated) or is not a move (illegal or a forbidden check), 0 if it
+    keeps the candidate from being lost now."""
+    cdef int captured = s.squares[xq_move_to(move)]
+    cdef int code, plies, d
     cdef int64_t sidx
+    cdef bint illegal
+    # successor_code, with the builder's incremental index
+    bs_make(s, move)
+    if captured != EMPTY:
+        code = sub_code(c, s, captured)
+    else:
+        sidx = moved_index(c, s, idx, move, True)
+        if restricted and forbidden(c, s, stm, sidx):
+            code = FORBIDDEN
+        else:
+            code = c.values[stm ^ 1][sidx] if sidx >= 0 else ILLEGAL
+    bs_unmake(s)
+    if code == FORBIDDEN:
+        return 1
+    if code == ILLEGAL:
+        # An illegal move (own king left attacked) lands on an ILLEGAL entry, in this table
+        # and in the sub-tables alike; a legal move there keeps the candidate undecided, as
+        # in the legal-move version.  Testing legality only here skips bs_legal_moves.
+        bs_make(s, move)
+        illegal = bs_king_attacked_by(s, stm, c.kinds[stm ^ 1])
+        bs_unmake(s)
+        return 1 if illegal else 0
+    if code == 0 or (code & TENTATIVE):
+        return 0
+    plies = (code & DISTANCE_MASK) - 1
+    if plies % 2 == 0:
+        return 0
+    if captured != EMPTY:
+        d = conversion_distance(c, plies)
+    else:
+        if plies > n - 1:
+            return 0
+        d = plies
+    if d > longest[0]:
+        longest[0] = d
+    return 1
+
+
+cdef int64_t verify_candidate(Context* c, BoardState* s, int stm, int64_t idx, int n) noexcept nogil:
+    """Decide candidate ``idx``: lost if every move leads to a decided win for the opponent.
+
+    Most candidates are not lost and are verified again each time one more successor becomes
+    a win, so the check stops at the first move that is not a win: quiet moves (a cheap
+    incremental index, likeliest to be undecided) before captures (a full sub-table encode),
+    and pseudo-legal moves, legality tested only where the successor's entry is ILLEGAL.
+    The verdict does not depend on the order."""
+    cdef int moves[MAX_MOVES]
+    cdef int count, i, longest = -1
     cdef bint restricted
     if c.values[stm][idx] != 0 or decode(c, s, stm, idx) < 0:
         return 0
     restricted = must_stop_checking(c, stm, idx)
-    count = bs_legal_moves(s, moves)
+    count = bs_pseudo_moves(s, moves)
     for i in range(count):
-        captured = s.squares[xq_move_to(moves[i])]
-        code = successor_code(c, s, stm, idx, moves[i], restricted)
-        if code == FORBIDDEN:
-            continue
-        if code == 0 or code == ILLEGAL or (code & TENTATIVE):
+        if s.squares[xq_move_to(moves[i])] == EMPTY and \
+                not candidate_move(c, s, stm, idx, moves[i], restricted, n, &longest):
             return 0
-        plies = (code & DISTANCE_MASK) - 1
-        if plies % 2 == 0:
+    for i in range(count):
+        if s.squares[xq_move_to(moves[i])] != EMPTY and \
+                not candidate_move(c, s, stm, idx, moves[i], restricted, n, &longest):
             return 0
-        if captured != EMPTY:
-            d = conversion_distance(c, plies)
-        else:
-            if plies > n - 1:
-                return 0
-            d = plies
-        if d > longest:
-            longest = d
     if longest + 1 == n:
         c.values[stm][idx] = n + 1
     else:
@@ -268,6 +344,12 @@ cdef list setup_context(Context* c, Indexer indexer, uint16_t[::1] red_values,
     c.capture_resets = capture_resets
     c.capture_limit = capture_limit
     for color in range(2):
+        c.kinds[color] = 0
+        for kind in range(8):
+            if indexer.data.count_of[color][kind] > 0:
+                c.kinds[color] |= 1 << kind
+        c.kinds[color] |= 1 << KING
+    for color in range(2):
         for kind in range(8):
             c.subs[color][kind].ix = NULL
     for color, kind, sub_ix, sub_red, sub_black, flip in subs:
@@ -292,6 +374,29 @@ cdef list setup_context(Context* c, Indexer indexer, uint16_t[::1] red_values,
     return keep
 
 
+cdef inline uint64_t scan_word(Context* c, int stm, int64_t w, int64_t size, int n,
+                               int64_t* pending) noexcept nogil:
+    """End of pass n for the 64 positions of bitmap word ``w``: tentative values of distance
+    n+1 take effect; returns the bits of the positions at n+1 (the next frontier) and adds
+    the still tentative ones to ``pending``."""
+    cdef uint64_t bits = 0
+    cdef int64_t idx, end = min(w * 64 + 64, size), p = 0
+    cdef uint16_t code
+    cdef uint16_t* values = c.values[stm]
+    for idx in range(w * 64, end):
+        code = values[idx]
+        if code == n + 1:
+            bits |= (<uint64_t> 1) << (idx & 63)
+        elif (code & TENTATIVE) and code != ILLEGAL:
+            if (code & DISTANCE_MASK) == n + 1:
+                values[idx] = n + 1
+                bits |= (<uint64_t> 1) << (idx & 63)
+            else:
+                p += 1
+    pending[0] += p
+    return bits
+
+
 def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_values, list subs,
                bint capture_resets=False, int capture_limit=0, int threads=1, progress=None,
                rules=None):
@@ -302,20 +407,27 @@ def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_va
     as a draw.  Returns the number of passes.
     """
     cdef Context c
-    cdef int64_t size = indexer.data.size, idx, w, words, found, pending, decided
+    cdef int64_t size = indexer.data.size, idx, w, words, found, pending, decided, waiting
     cdef int stm, n, t, color, kind, tid
     cdef uint64_t bits
     cdef BoardState* states
     cdef uint16_t code
+    # The positions decided at the last pass (code n), so that a pass visits its frontier
+    # without scanning every code: a bitmap per side, set as they are found.
+    cdef uint64_t* frontier[2]
     keep = setup_context(&c, indexer, red_values, black_values, subs, capture_resets,
                          capture_limit, rules)
     c.threads = threads
     words = (size + 63) // 64
     c.candidates[0] = <uint64_t*> calloc(words, sizeof(uint64_t))
     c.candidates[1] = <uint64_t*> calloc(words, sizeof(uint64_t))
+    frontier[0] = <uint64_t*> calloc(words, sizeof(uint64_t))
+    frontier[1] = <uint64_t*> calloc(words, sizeof(uint64_t))
     states = <BoardState*> malloc(threads * sizeof(BoardState))
-    if c.candidates[0] == NULL or c.candidates[1] == NULL or states == NULL:
-        free(c.candidates[0]); free(c.candidates[1]); free(states)
+    if c.candidates[0] == NULL or c.candidates[1] == NULL or frontier[0] == NULL \
+            or frontier[1] == NULL or states == NULL:
+        free(c.candidates[0]); free(c.candidates[1]); free(frontier[0]); free(frontier[1])
+        free(states)
         raise MemoryError("not enough memory for the build's bitmaps")
     for t in range(threads):
         bs_init(&states[t])
@@ -324,14 +436,23 @@ def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_va
             for idx in prange(size, nogil=True, num_threads=threads, schedule="dynamic",
                               chunksize=1024):
                 init_position(&c, &states[threadid()], stm, idx)
+            for idx in prange(size, nogil=True, num_threads=threads, schedule="static"):
+                if c.values[stm][idx] == 1:
+                    tb_set_bit(frontier[stm], idx)
         n = 1
         while True:
             decided = 0
             for stm in range(2):
-                for idx in prange(size, nogil=True, num_threads=threads, schedule="dynamic",
-                                  chunksize=1024):
-                    if c.values[stm][idx] == n:
-                        decided += expand_frontier(&c, &states[threadid()], stm, idx, n)
+                for w in prange(words, nogil=True, num_threads=threads, schedule="dynamic",
+                                chunksize=16):
+                    bits = frontier[stm][w]
+                    if bits == 0:
+                        continue
+                    frontier[stm][w] = 0
+                    tid = threadid()
+                    for t in range(64):
+                        if (bits >> t) & 1:
+                            decided += expand_frontier(&c, &states[tid], stm, w * 64 + t, n)
             for stm in range(2):
                 for w in prange(words, nogil=True, num_threads=threads, schedule="dynamic",
                                 chunksize=64):
@@ -347,16 +468,12 @@ def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_va
             found = 0
             pending = 0
             for stm in range(2):
-                for idx in prange(size, nogil=True, num_threads=threads, schedule="static"):
-                    code = c.values[stm][idx]
-                    if code == n + 1:
-                        found += 1
-                    elif (code & TENTATIVE) and code != ILLEGAL:
-                        if (code & DISTANCE_MASK) == n + 1:
-                            c.values[stm][idx] = n + 1
-                            found += 1
-                        else:
-                            pending += 1
+                for w in prange(words, nogil=True, num_threads=threads, schedule="static"):
+                    waiting = 0
+                    bits = scan_word(&c, stm, w, size, n, &waiting)
+                    frontier[stm][w] = bits
+                    found += __builtin_popcountll(bits)
+                    pending += waiting
             if progress is not None:
                 progress(n, found)
             if found == 0 and pending == 0:
@@ -370,6 +487,8 @@ def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_va
         free(states)
         free(c.candidates[0])
         free(c.candidates[1])
+        free(frontier[0])
+        free(frontier[1])
     return n
 
 

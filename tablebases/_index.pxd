@@ -27,9 +27,11 @@ cdef struct IndexData:
     int64_t stride[MAX_GROUPS]   # index = sum of group index * stride
 
 cdef int64_t ix_encode(IndexData* ix, BoardState* s, int flip, int mirror=*) noexcept nogil
+cdef int64_t ix_mirror_rest(IndexData* ix, int64_t base, int64_t gi0) noexcept nogil
+cdef int64_t ix_twin(IndexData* ix, int64_t index) noexcept nogil
 cdef int ix_decode(IndexData* ix, int64_t index, BoardState* s) noexcept nogil
 cdef int64_t ix_encode_quiet(IndexData* ix, int64_t base, int color, int kind, int from90,
-                             int to90) noexcept nogil
+                             int to90, bint defender=*) noexcept nogil
 
 cdef inline bint ix_has_twin(IndexData* ix, int64_t index) noexcept nogil:
     """Is the position stored twice (its Red group symmetric, so its mirror image has

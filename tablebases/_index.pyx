@@ -134,18 +134,20 @@ cdef int64_t ix_encode(IndexData* ix, BoardState* s, int flip, int mirror=0) noe
     return index * ix.groups[0].count + gi
 
 cdef int64_t ix_encode_quiet(IndexData* ix, int64_t base, int color, int kind, int from90,
-                             int to90) noexcept nogil:
+                             int to90, bint defender=False) noexcept nogil:
     """Index after a non-capturing move of one piece from the decoded position ``base``.
 
     Only the moved piece's group changes, so only its group index is recomputed.  Returns
     -2 when the piece belongs to Red's defender group (its canonical mirror may change: use
-    :func:`ix_encode`), -1 if the result is not a placement of this material."""
+    :func:`ix_encode`), -1 if the result is not a placement of this material.  With
+    ``defender``, a move in that group is done here too (mirroring the other groups when the
+    group's new placement is not canonical)."""
     cdef int g = ix.group_of[color][kind]
     cdef int i, done = 0
     cdef int points[MAX_SLOTS]
     cdef int64_t gi, key, new_gi
     cdef Group* grp
-    if g <= 0:
+    if g < 0 or (g == 0 and not defender):
         return -2
     grp = &ix.groups[g]
     gi = (base // ix.stride[g]) % grp.count
@@ -160,9 +162,42 @@ cdef int64_t ix_encode_quiet(IndexData* ix, int64_t base, int color, int kind, i
     if key < 0:
         return -1
     new_gi = grp.key_to_index[key]
+    if new_gi == -2 and g == 0:
+        # Its mirror image is the canonical one: reflect the whole position.
+        for i in range(grp.nslots):
+            points[i] = mirror90(points[i])
+        key = group_key(grp, points)
+        if key < 0 or grp.key_to_index[key] < 0:
+            return -1
+        return ix_mirror_rest(ix, base, grp.key_to_index[key])
     if new_gi < 0:
         return -1
     return base + (new_gi - gi) * ix.stride[g]
+
+
+cdef int64_t ix_mirror_rest(IndexData* ix, int64_t base, int64_t gi0) noexcept nogil:
+    """Index with Red's defender group at entry ``gi0`` and every other group that of
+    ``base`` reflected left-right (what :func:`ix_encode` does when it mirrors)."""
+    cdef int g, i
+    cdef int points[MAX_SLOTS]
+    cdef int64_t gi, key, index = 0
+    cdef Group* grp
+    for g in range(ix.ngroups - 1, 0, -1):
+        grp = &ix.groups[g]
+        gi = (base // ix.stride[g]) % grp.count
+        for i in range(grp.nslots):
+            points[i] = mirror90(grp.squares[gi * grp.nslots + i])
+        key = group_key(grp, points)
+        if key < 0 or grp.key_to_index[key] < 0:
+            return -1
+        index = index * grp.count + grp.key_to_index[key]
+    return index * ix.groups[0].count + gi0
+
+
+cdef int64_t ix_twin(IndexData* ix, int64_t index) noexcept nogil:
+    """The other index of a position whose Red group is symmetric (``ix_has_twin``): its
+    mirror image, as ``ix_encode(.., mirror=1)`` gives it."""
+    return ix_mirror_rest(ix, index, index % ix.groups[0].count)
 
 
 cdef int ix_decode(IndexData* ix, int64_t index, BoardState* s) noexcept nogil:

@@ -70,6 +70,7 @@ cdef void bs_unmake(BoardState* s) noexcept nogil
 cdef bint bs_king_attacked(BoardState* s, int side) noexcept nogil
 cdef int bs_pseudo_moves(BoardState* s, int* out) noexcept nogil
 cdef int bs_legal_moves(BoardState* s, int* out) noexcept nogil
+cdef bint bs_king_attacked_by(BoardState* s, int side, int kinds) noexcept nogil
 cdef int bs_unmoves(BoardState* s, int side, int* out) noexcept nogil
 cdef bint bs_has_legal_move(BoardState* s) noexcept nogil
 cdef bint bs_gives_check(BoardState* s, int move) noexcept nogil

@@ -371,6 +371,50 @@ cdef bint bs_king_attacked(BoardState* s, int side) noexcept nogil:
         return True
     return False
 
+cdef bint bs_king_attacked_by(BoardState* s, int side, int kinds) noexcept nogil:
+    """bs_king_attacked when the enemy has only the piece types in ``kinds`` (bit 1 << type):
+    the tests for absent types are skipped (the tablebase builder knows the material).  A
+    separate copy, so that the builder's re-check keeps using the plain test."""
+    cdef int k = s.king_square[side]
+    cdef int enemy = (side ^ 1) << 3
+    cdef int i, d, sq, p, lines
+    cdef uint8_t* b = s.squares
+    # Rooks and cannons attack along all four lines; the facing king only along the file.
+    lines = 4 if kinds & ((1 << ROOK) | (1 << CANNON)) else 2
+    for i in range(lines):
+        d = ORTHO[i]
+        sq = k + d
+        while b[sq] == EMPTY:
+            sq += d
+        p = b[sq]
+        if p == OFFBOARD:
+            continue
+        if p == enemy + ROOK:
+            return True
+        if p == enemy + KING and i < 2:
+            return True
+        if not kinds & (1 << CANNON):
+            continue
+        sq += d
+        while b[sq] == EMPTY:
+            sq += d
+        if b[sq] == enemy + CANNON:
+            return True
+    if kinds & (1 << HORSE):
+        for i in range(8):
+            if b[k + HORSE_CHECK_FROM[i]] == enemy + HORSE and b[k + HORSE_CHECK_LEG[i]] == EMPTY:
+                return True
+    if kinds & (1 << PAWN):
+        if side == RED:
+            if b[k + 16] == BLACK_BIT + PAWN:
+                return True
+        else:
+            if b[k - 16] == PAWN:
+                return True
+        if b[k + 1] == enemy + PAWN or b[k - 1] == enemy + PAWN:
+            return True
+    return False
+
 # -- move generation ---------------------------------------------------------------------
 
 cdef int bs_pseudo_moves(BoardState* s, int* out) noexcept nogil:
