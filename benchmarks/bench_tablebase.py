@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 from tablebases.build import build, default_threads
+from tablebases.material import Material
 
 QUICK = ["KRKAA", "KNKA", "KRKAABB", "KRKN"]
 NAMED = ["KRKR", "KRNKAABB", "KCPABKAABB"]
@@ -32,6 +33,21 @@ def single_attacker_set() -> list[str]:
     guards = ["".join(p) for p in itertools.product(["", "A", "AA"], ["", "B", "BB"])]
     return [f"K{attacker}{mine}K{theirs}" for attacker in "RNCP" for mine in guards
             for theirs in guards]
+
+
+def result_line(name: str, info: dict, elapsed: float) -> str:
+    """One table's figures: positions, seconds, rate, peak memory and its verdict."""
+    counts = info["counts"]
+    positions = sum(counts[s][k] for s in ("red", "black") for k in ("wins", "draws", "losses"))
+    seconds = sum(info[f"{m}_seconds"] for m in ("dtm", "dtc", "dtc60"))
+    passes = sum(info[f"{m}_passes"] for m in ("dtm", "dtc", "dtc60"))
+    entries = 2 * sum(counts["red"][k] for k in ("wins", "draws", "losses", "illegal"))
+    rate = entries * passes / seconds / info["threads"] / 1e6 if seconds else 0.0
+    red = counts["red"]
+    return (f"{name:<14} {positions:>14,} {elapsed:>9.2f} {rate:>17.1f} {peak_rss_mib():>9.0f}  "
+            f"{red['wins']:,}/{red['draws']:,}/{red['losses']:,}, "
+            f"DTM {red['longest_dtm_plies']} plies, DTC {red['longest_dtc_plies']} plies, "
+            f"cursed {red['cursed_wins']:,}")
 
 
 def peak_rss_mib() -> float:
@@ -52,24 +68,15 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{'material':<14} {'positions':>14} {'seconds':>9} {'M pos/s/thr/pass':>17} "
           f"{'peak MiB':>9}  verdict (Red to move: wins/draws/losses, longest DTM, DTC)")
     total_start = time.perf_counter()
-    for material in materials:
-        start = time.perf_counter()
-        summary = build(material, directory, threads=args.threads, log=lambda line: None)
-        elapsed = time.perf_counter() - start
-        for name, info in summary.items():
-            positions = sum(info["counts"][s][k] for s in ("red", "black")
-                            for k in ("wins", "draws", "losses"))
-            seconds = sum(info[f"{m}_seconds"] for m in ("dtm", "dtc", "dtc60"))
-            passes = sum(info[f"{m}_passes"] for m in ("dtm", "dtc", "dtc60"))
-            entries = 2 * sum(info["counts"][s][k] for s in ("red",)
-                              for k in ("wins", "draws", "losses", "illegal"))
-            rate = entries * passes / seconds / info["threads"] / 1e6 if seconds else 0.0
-            red = info["counts"]["red"]
-            print(f"{name:<14} {positions:>14,} {elapsed if name == material else seconds:>9.2f} "
-                  f"{rate:>17.1f} {peak_rss_mib():>9.0f}  {red['wins']:,}/{red['draws']:,}/"
-                  f"{red['losses']:,}, DTM {red['longest_dtm_plies']} plies, "
-                  f"DTC {red['longest_dtc_plies']} plies, cursed {red['cursed_wins']:,}",
-                  flush=True)
+    for requested in materials:
+        # Table by table, so each line appears (and each file stays) as soon as it is built.
+        for material in Material.parse(requested).build_order():
+            start = time.perf_counter()
+            summary = build(str(material), directory, threads=args.threads,
+                            log=lambda line: None)
+            elapsed = time.perf_counter() - start
+            for name, info in summary.items():
+                print(result_line(name, info, elapsed), flush=True)
     print(f"total {time.perf_counter() - total_start:.1f} s", file=sys.stderr)
 
 

@@ -18,7 +18,8 @@ from typing import Callable
 
 from ._builder import chase_sensitive_draws, perpetual_check_sets, recheck, retrograde
 from ._index import Indexer
-from .format import CorruptTableError, TableFile, TableHeader, TableWriter, table_path
+from .format import (CorruptTableError, TableFile, TableHeader, TableWriter, read_header,
+                     table_path)
 from .material import Material
 from .values import RULES, summarise_metric
 
@@ -226,6 +227,20 @@ def chase_marks(material: Material, indexer: Indexer, red: array.array, black: a
     return marks, count
 
 
+def _dtc60_is_dtc(material: Material, directory: Path) -> bool:
+    """Whether ``material``'s DTC60 must equal its DTC: every direct sub-table's DTC60 is its
+    DTC and none of their distances exceeds the natural limit, so the two builds would read
+    the same code for every capture (within a table the limit does not cut distances)."""
+    for sub in {s.canonical() for s in material.captures()}:
+        header = read_header(table_path(directory, str(sub)))
+        if not header.extra.get("dtc60_is_dtc"):
+            return False
+        if any(header.counts[side]["longest_dtc_plies"] > NATURAL_LIMIT_PLIES
+               for side in ("red", "black")):
+            return False
+    return True
+
+
 def _build_one(material: Material, indexer: Indexer, directory: Path, threads: int,
                log: Callable[[str], None], progress: Callable[[str, int, int], None] | None,
                writer: TableWriter) -> tuple[dict, dict]:
@@ -239,7 +254,17 @@ def _build_one(material: Material, indexer: Indexer, directory: Path, threads: i
     rules = _empty_rules(indexer.size)
     apply_rule = material.has_attackers()
     rounds = 0
+    dtc60_is_dtc = _dtc60_is_dtc(material, directory)
+    info["dtc60_is_dtc"] = dtc60_is_dtc
     for metric in METRICS:
+        if metric == "dtc60" and dtc60_is_dtc:
+            # Same sub-table codes, none beyond the limit: the build would repeat DTC's.
+            log(f"{name} dtc60: no conversion below reaches the natural limit; DTC60 is DTC")
+            info.update(dtc60_passes=0, dtc60_seconds=0.0, dtc60_recheck_seconds=0.0)
+            for side, values in (("red", red), ("black", black)):
+                summarise_metric(metric, side, values, counts)
+                writer.add(f"{metric}/{side}", values)
+            continue
         loaded = _load_sub_tables(material, directory, (metric,))
         subs = _sub_specs(material, loaded, metric)
         resets, limit = METRIC_RULES[metric]
@@ -289,7 +314,9 @@ def _build_one(material: Material, indexer: Indexer, directory: Path, threads: i
         for side, values in (("red", red), ("black", black)):
             summarise_metric(metric, side, values, counts)
             writer.add(f"{metric}/{side}", values)
-        del red, black, subs, loaded
+        del subs, loaded
+        if metric != "dtc" or not dtc60_is_dtc:
+            del red, black
     info["perpetual_check_rounds"] = rounds
     info["perpetual_check_positions"] = sum(bin(w).count("1") for w in rules[0]) + \
         sum(bin(w).count("1") for w in rules[1])

@@ -494,3 +494,28 @@ def test_a_table_of_an_older_format_is_rebuilt(tmp_path):
     build("KRK", tmp_path, log=lines.append)
     assert any("older format" in line for line in lines)
     assert TableFile(path).header.format_version == 4
+
+
+def test_dtc60_is_copied_from_dtc_only_where_the_limit_cannot_matter(tmp_path, monkeypatch):
+    """A build copies DTC into DTC60 when no sub-table's conversion reaches the natural limit.
+    With the limit lowered to 10 plies, KRKAA (DTC up to 15 plies) makes KRKAAB's DTC60 its
+    own; every array must match a build that computes DTC60 everywhere."""
+    import tablebases.build as build_module
+
+    monkeypatch.setattr(build_module, "NATURAL_LIMIT_PLIES", 10)
+    monkeypatch.setitem(build_module.METRIC_RULES, "dtc60", (True, 10))
+    build(["KRKAAB"], tmp_path / "copied", log=lambda line: None)
+    monkeypatch.setattr(build_module, "_dtc60_is_dtc", lambda material, directory: False)
+    build(["KRKAAB"], tmp_path / "computed", log=lambda line: None)
+    copied = {}
+    for path in sorted((tmp_path / "copied").glob("*.xqtb")):
+        ours, full = TableFile(path), TableFile(tmp_path / "computed" / path.name)
+        for name in full.header.blocks:
+            assert ours.load_array(name) == full.load_array(name), (path.name, name)
+        copied[path.stem] = ours.header.extra["dtc60_is_dtc"]
+        ours.close(), full.close()
+    assert copied["KRK"] and copied["KRKA"] and copied["KRKAA"]
+    assert not copied["KRKAAB"]
+    table = TableFile(table_path(tmp_path / "copied", "KRKAAB"))
+    assert table.load("dtc60", 0) != table.load("dtc", 0)     # the limit changed values here
+    table.close()
