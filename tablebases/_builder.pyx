@@ -20,7 +20,8 @@ from libc.stdint cimport uint16_t, uint64_t, int64_t
 from xiangqi._core cimport (BoardState, bs_init, bs_free, bs_make, bs_unmake, bs_legal_moves,
                             bs_pseudo_moves, bs_king_attacked_by,
                             bs_unmoves, bs_king_attacked, xq_move_to, xq_make_move,
-                            xq_move_from, sq90_of, EMPTY, MAX_MOVES, KING, PAWN, BLACK_BIT)
+                            xq_move_from, sq90_of, EMPTY, MAX_MOVES, KING, HORSE, ROOK, CANNON,
+                            PAWN, BLACK_BIT)
 from tablebases._index cimport (Indexer, IndexData, ix_encode, ix_decode, ix_has_twin,
                                 ix_encode_quiet, ix_twin)
 
@@ -683,8 +684,9 @@ def perpetual_check_sets(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1
     """
     cdef Context c
     cdef int64_t size = indexer.data.size, idx, w, words = (size + 63) // 64
-    cdef int64_t removed, found = 0
+    cdef int64_t removed, found = 0, candidates
     cdef int checker, victim, t
+    cdef int attacking = (1 << ROOK) | (1 << HORSE) | (1 << CANNON) | (1 << PAWN)
     cdef uint64_t* S = <uint64_t*> calloc(words, sizeof(uint64_t))
     cdef uint64_t* T = <uint64_t*> calloc(words, sizeof(uint64_t))
     cdef uint64_t* out_checker[2]
@@ -703,6 +705,8 @@ def perpetual_check_sets(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1
     try:
         for checker in range(2):
             victim = checker ^ 1
+            if not (c.kinds[checker] & attacking):
+                continue                # kings, advisors and elephants never give check
             for w in range(words):
                 S[w] = 0
             for idx in prange(size, nogil=True, num_threads=threads, schedule="dynamic",
@@ -710,6 +714,11 @@ def perpetual_check_sets(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1
                 if c.values[checker][idx] == 0 and \
                         only_checks_keep_draw(&c, &states[threadid()], checker, idx):
                     tb_set_bit(S, idx)
+            candidates = 0
+            for w in range(words):
+                candidates += __builtin_popcountll(S[w])
+            if candidates == 0:
+                continue                # nothing to trap, no victims
             while True:
                 for w in range(words):
                     T[w] = 0

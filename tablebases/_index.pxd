@@ -25,6 +25,7 @@ cdef struct IndexData:
     int first_slot[2][8]     # (colour, type) -> first slot in its group
     int count_of[2][8]       # (colour, type) -> number of such pieces
     int64_t stride[MAX_GROUPS]   # index = sum of group index * stride
+    int64_t uid              # distinct for every Indexer made: keys the per-thread digit cache
 
 cdef int64_t ix_encode(IndexData* ix, BoardState* s, int flip, int mirror=*) noexcept nogil
 cdef int64_t ix_mirror_rest(IndexData* ix, int64_t base, int64_t gi0) noexcept nogil

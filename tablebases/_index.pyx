@@ -22,6 +22,23 @@ from xiangqi.pieces import Piece, legal_points
 # Points each (colour, kind) may occupy, in increasing order, and the reverse map.
 
 cdef int64_t MAX_INDEX_SIZE = (<int64_t> 1) << 62
+cdef int64_t next_uid = 0
+
+# The group digits of the index a thread decoded last.  Builder loops decode an index and then
+# encode the index after each of its moves, or decode neighbouring indexes one after another:
+# the cache spares the 64-bit divisions that split an index into digits (the costliest part
+# of both).  Keyed by the indexer's uid and the index, so a stale entry is never used.
+cdef extern from *:
+    """
+    typedef struct { int64_t uid; int64_t index; int64_t block; int64_t digits[10]; } ix_cache_t;
+    static __thread __attribute__((tls_model("initial-exec"))) ix_cache_t ix_cache = {-1, -1, -1, {0}};
+    """
+    ctypedef struct ix_cache_t:
+        int64_t uid
+        int64_t index
+        int64_t block
+        int64_t digits[10]
+    ix_cache_t ix_cache
 
 cdef int LOCAL[2][8][90]
 cdef int POINT[2][8][90]
@@ -150,7 +167,10 @@ cdef int64_t ix_encode_quiet(IndexData* ix, int64_t base, int color, int kind, i
     if g < 0 or (g == 0 and not defender):
         return -2
     grp = &ix.groups[g]
-    gi = (base // ix.stride[g]) % grp.count
+    if ix_cache.uid == ix.uid and ix_cache.index == base:
+        gi = ix_cache.digits[g]
+    else:
+        gi = (base // ix.stride[g]) % grp.count
     for i in range(grp.nslots):
         points[i] = grp.squares[gi * grp.nslots + i]
         if not done and points[i] == from90 and grp.color[i] == color and grp.kind[i] == kind:
@@ -205,8 +225,20 @@ cdef int ix_decode(IndexData* ix, int64_t index, BoardState* s) noexcept nogil:
 
     Returns -1 (board left partly set) if two pieces fall on one point."""
     cdef int g, i, sq, color, kind, side
-    cdef int64_t gi
+    cdef int64_t gi, rest
     cdef uint8_t* pts
+    # Digits: within the cached index's run of Red-defender placements only the first one
+    # changes (a subtraction); otherwise divide it out.
+    if ix_cache.uid == ix.uid and ix_cache.block <= index < ix_cache.block + ix.groups[0].count:
+        ix_cache.digits[0] = index - ix_cache.block
+    else:
+        rest = index
+        for g in range(ix.ngroups):
+            ix_cache.digits[g] = rest % ix.groups[g].count
+            rest //= ix.groups[g].count
+        ix_cache.block = index - ix_cache.digits[0]
+        ix_cache.uid = ix.uid
+    ix_cache.index = index
     # clear the previous pieces only
     for side in range(2):
         for i in range(s.piece_count[side]):
@@ -214,8 +246,7 @@ cdef int ix_decode(IndexData* ix, int64_t index, BoardState* s) noexcept nogil:
         s.piece_count[side] = 0
     s.ply = 0
     for g in range(ix.ngroups):
-        gi = index % ix.groups[g].count
-        index //= ix.groups[g].count
+        gi = ix_cache.digits[g]
         pts = &ix.groups[g].squares[gi * ix.groups[g].nslots]
         for i in range(ix.groups[g].nslots):
             sq = sq256_of(pts[i])
@@ -301,8 +332,11 @@ cdef class Indexer:
     """
 
     def __cinit__(self, pieces):
+        global next_uid
         cdef int color, kind, n, g, i, slot
         self.data.ngroups = 0
+        self.data.uid = next_uid     # made under the GIL: no two share a uid
+        next_uid += 1
         for color in range(2):
             for kind in range(8):
                 self.data.group_of[color][kind] = -1

@@ -88,7 +88,8 @@ def cmd_probe(args: argparse.Namespace) -> int:
         pass
     print(describe(value, board.turn))
     if value.wdl:
-        print(f"distance to conversion (capture or mate): {value.dtc} plies")
+        print(f"distance to conversion (capture or mate): {value.dtc} "
+              f"{'ply' if value.dtc == 1 else 'plies'}")
     write = _writer(args.notation)
     for item in ranked:
         print(f"  {write(board, item.move):<10} {describe(item.value, board.turn)}")
@@ -133,6 +134,15 @@ def cmd_stats(args: argparse.Namespace) -> int:
             if args.line:
                 tablebase = open_tablebase(args.dir)
                 line = tablebase.best_line(board)
+                tablebase.close()
+                print("  line: " + " ".join(m.iccs() for m in line))
+        if s.longest_conversion_fen:
+            plies = s.longest_conversion_plies
+            print(f"  longest conversion: {plies} plies ({(plies + 1) // 2} moves) before the "
+                  f"first capture or mate, {s.longest_conversion_fen}")
+            if args.line:
+                tablebase = open_tablebase(args.dir)
+                line = tablebase.conversion_line(Board(s.longest_conversion_fen))
                 tablebase.close()
                 print("  line: " + " ".join(m.iccs() for m in line))
         print("  DTM histogram:")
@@ -196,7 +206,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     stats = with_dir(commands.add_parser("stats", help="counts, histograms and the longest win"))
     stats.add_argument("material", metavar="MATERIAL")
-    stats.add_argument("--line", action="store_true", help="print the longest win's main line")
+    stats.add_argument("--line", action="store_true", help="print the main lines of the longest win and "
+                       "the longest conversion")
     stats.set_defaults(handler=cmd_stats)
 
     verify = with_dir(commands.add_parser("verify", help="re-derive every value from its successors"))

@@ -251,6 +251,32 @@ class Tablebase:
             board.push_unchecked(move)
         return line
 
+    def conversion_line(self, board: Board, max_plies: int = 2000) -> list[Move]:
+        """The line by DTC: the winner converts fastest, the loser delays the first capture
+        (or mate) longest; the line ends with that capture or mate."""
+        board = board.copy(stack=False)
+        line = []
+        while len(line) < max_plies:
+            value = self.probe(board)
+            if value.wdl == 0 or value.dtc == 0:
+                break
+            move = min(self.ranked_moves(board), key=_conversion_key).move
+            line.append(move)
+            if board.is_capture(move):
+                break
+            board.push_unchecked(move)
+        return line
+
+
+def _conversion_key(ranked: RankedMove) -> tuple:
+    """Order by DTC: wins fastest first, then draws, then losses slowest first."""
+    value = ranked.value
+    if value.wdl > 0:
+        return (0, value.dtc, ranked.move.iccs())
+    if value.wdl == 0:
+        return (1, 0, ranked.move.iccs())
+    return (2, -value.dtc, ranked.move.iccs())
+
 
 def _rank_key(ranked: RankedMove) -> tuple:
     value = ranked.value

@@ -25,6 +25,8 @@ class SideStats:
     dtc_histogram: dict[int, int] = field(default_factory=dict)
     longest_win_fen: str | None = None
     longest_win_plies: int = 0
+    longest_conversion_fen: str | None = None   # the win with the most plies before a capture
+    longest_conversion_plies: int = 0           # or mate (DTC)
     chase_marked: int = 0        # draws the chase rule (长捉) could change
 
 
@@ -52,15 +54,23 @@ def table_stats(material: str, directory: Path | str) -> dict[int, SideStats]:
                     stats.dtm_histogram[plies] = count
             marks = table.load_array(f"rules/chase_{('red', 'black')[side]}")
             stats.chase_marked = sum(bin(word).count("1") for word in marks)
-            for code, count in histogram(table.load("dtc", side)).items():
+            dtc = table.load("dtc", side)
+            for code, count in histogram(dtc).items():
                 if code not in (0, ILLEGAL):
                     stats.dtc_histogram[code - 1] = count
+            turn = "w" if side == 0 else "b"
             win_plies = [p for p in stats.dtm_histogram if p % 2]
             if win_plies:
                 stats.longest_win_plies = max(win_plies)
                 index = dtm.index(stats.longest_win_plies + 1)
-                turn = "w" if side == 0 else "b"
                 stats.longest_win_fen = f"{placement_fen(indexer.placement(index))} {turn} - - 0 1"
+            conversion_plies = [p for p in stats.dtc_histogram if p % 2]
+            if conversion_plies:
+                stats.longest_conversion_plies = max(conversion_plies)
+                index = dtc.index(stats.longest_conversion_plies + 1)
+                stats.longest_conversion_fen = \
+                    f"{placement_fen(indexer.placement(index))} {turn} - - 0 1"
+            del dtm, dtc
             result[side] = stats
     finally:
         table.close()

@@ -519,3 +519,21 @@ def test_dtc60_is_copied_from_dtc_only_where_the_limit_cannot_matter(tmp_path, m
     table = TableFile(table_path(tmp_path / "copied", "KRKAAB"))
     assert table.load("dtc60", 0) != table.load("dtc", 0)     # the limit changed values here
     table.close()
+
+
+def test_longest_conversion_and_its_line(table_dir):
+    from tablebases.stats import table_stats
+
+    red = table_stats("KRKAA", table_dir)[0]
+    assert red.longest_conversion_plies == 15 and red.longest_win_plies == 19
+    board = Board(red.longest_conversion_fen)
+    tablebase = open_tablebase(table_dir)
+    assert tablebase.probe_dtc(board) == 15
+    line = tablebase.conversion_line(board)
+    assert len(line) == 15
+    for move in line[:-1]:
+        assert not board.is_capture(move)
+        board.push(move)
+    last = line[-1]
+    assert board.is_capture(last) or (board.push(last) or board.is_checkmate())
+    tablebase.close()

@@ -1,0 +1,93 @@
+"""The ``xqstudio tb`` subcommands: build, probe, stats, verify, list."""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from tablebases.format import table_path
+from tablebases.material import Material
+from tui.cli import main
+from xiangqi import Board
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.fixture(scope="module")
+def tables(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("tb_cli")
+    assert main(["tb", "build", "KRKAA", "KNKA", "--dir", str(directory), "--threads", "1"]) == 0
+    return directory
+
+
+def test_build_reports_each_table_and_reuses_files(tables, capsys):
+    status, out, err = run(capsys, "tb", "build", "KRKAA", "--dir", str(tables))
+    assert status == 0 and out.strip() == f"KRKAA: already present, {table_path(tables, 'KRKAA')}"
+    status, out, err = run(capsys, "tb", "build", "KRK", "--dir", str(tables), "--rebuild")
+    assert status == 0 and "KRK: built" in out
+    assert "KRK: 9,720 positions" in err and "KRK dtm:" in err and "written" in err
+
+
+def test_build_rejects_a_bad_material(tables, capsys):
+    status, out, err = run(capsys, "tb", "build", "KXK", "--dir", str(tables))
+    assert status == 1 and err.startswith("error:") and "X" in err
+
+
+def test_probe_prints_the_value_and_every_move(tables, capsys):
+    fen = "3ak4/4a4/9/9/9/9/9/9/9/4K3R w"
+    status, out, _ = run(capsys, "tb", "probe", fen, "--dir", str(tables), "--notation", "wxf")
+    lines = out.splitlines()
+    assert status == 0
+    assert lines[0] == "Red wins, mate in 1 (1 ply)"
+    assert lines[1] == "distance to conversion (capture or mate): 1 ply"
+    assert lines[2].split() == ["R1.4", "Red", "wins,", "mate", "in", "1", "(1", "ply)"]
+    assert len(lines) - 2 == len(list(Board(fen).legal_moves)) == 12 + 3   # rook, king
+    status, out, err = run(capsys, "tb", "probe", "3ak4/9/9/9/9/9/9/9/9/3K4C w",
+                           "--dir", str(tables))
+    assert status == 1 and "no table for KCKA" in err
+
+
+def test_probe_rejects_a_bad_fen(tables, capsys):
+    status, _, err = run(capsys, "tb", "probe", "3ak4/4a4/9/9 w", "--dir", str(tables))
+    assert status == 1 and "invalid FEN" in err
+
+
+def test_stats_counts_longest_win_and_conversion(tables, capsys):
+    status, out, _ = run(capsys, "tb", "stats", "KRKAA", "--dir", str(tables), "--line")
+    assert status == 0
+    red = out.split("Red to move:")[1].split("Black to move:")[0]
+    assert "wins         22,938  100.0%" in red and "draws             0" in red
+    assert "longest win: 19 plies" in red
+    assert "longest conversion: 15 plies (8 moves) before the first capture or mate" in red
+    lines = [line.split()[1:] for line in red.splitlines() if line.startswith("  line:")]
+    assert [len(moves) for moves in lines] == [19, 15]
+    assert "rule perpetual_check: applied" in out
+
+
+def test_stats_of_a_missing_table(tables, capsys):
+    status, _, err = run(capsys, "tb", "stats", "KCKAA", "--dir", str(tables))
+    assert status == 1 and "no table for KCKAA" in err
+
+
+def test_verify_passes_and_finds_a_damaged_sub_table(tables, tmp_path, capsys):
+    status, out, _ = run(capsys, "tb", "verify", "KNKA", "--dir", str(tables), "--threads", "1")
+    assert status == 0 and out.split() == ["dtm:", "OK", "chase", "marks:", "OK",
+                                           "dtc:", "OK", "dtc60:", "OK"]
+    # KNKA verified against a KNK that claims nothing is won: the re-check must object.
+    for material in Material.parse("KNKA").build_order():
+        shutil.copy(table_path(tables, str(material)), tmp_path)
+    shutil.copy(table_path(tables, "KAK"), table_path(tmp_path, "KNK"))
+    status, out, err = run(capsys, "tb", "verify", "KNKA", "--dir", str(tmp_path))
+    assert status == 1 and ("mismatch" in out or "error" in err)
+
+
+def test_list(tables, capsys):
+    status, out, _ = run(capsys, "tb", "list", "--dir", str(tables))
+    names = [line.split()[0] for line in out.splitlines()]
+    assert status == 0 and {"KRKAA", "KNKA", "KRK", "KK"} <= set(names)
+    assert any(line.startswith("KRKAA") and "longest win 19 plies" in line
+               for line in out.splitlines())
