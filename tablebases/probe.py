@@ -240,29 +240,25 @@ class Tablebase:
 
     def best_line(self, board: Board, max_plies: int = 1000) -> list[Move]:
         """The main line: both sides play the first ranked move until the game ends."""
+        return self._line(board, _rank_key, False, max_plies)
+
+    def conversion_line(self, board: Board, max_plies: int = 2000) -> list[Move]:
+        """The line by DTC: the winner converts fastest, the loser delays the first capture
+        (or mate) longest; the line ends with that capture or mate."""
+        return self._line(board, _conversion_key, True, max_plies)
+
+    def _line(self, board: Board, order, until_capture: bool, max_plies: int) -> list[Move]:
+        """Both sides play the move first in ``order`` until the game (or, with
+        ``until_capture``, the phase) ends."""
         board = board.copy(stack=False)
         line = []
         while len(line) < max_plies:
             value = self.probe(board)
             if value.wdl == 0 or value.dtm == 0:
                 break
-            move = self.ranked_moves(board)[0].move
+            move = min(self.ranked_moves(board), key=order).move
             line.append(move)
-            board.push_unchecked(move)
-        return line
-
-    def conversion_line(self, board: Board, max_plies: int = 2000) -> list[Move]:
-        """The line by DTC: the winner converts fastest, the loser delays the first capture
-        (or mate) longest; the line ends with that capture or mate."""
-        board = board.copy(stack=False)
-        line = []
-        while len(line) < max_plies:
-            value = self.probe(board)
-            if value.wdl == 0 or value.dtc == 0:
-                break
-            move = min(self.ranked_moves(board), key=_conversion_key).move
-            line.append(move)
-            if board.is_capture(move):
+            if until_capture and board.is_capture(move):
                 break
             board.push_unchecked(move)
         return line
