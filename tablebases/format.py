@@ -78,6 +78,38 @@ def _default_mode() -> int:
     return 0o666 & ~umask
 
 
+def _scratch_prefix(path: Path) -> str:
+    """Temporary files are named after the table and the writing process."""
+    return f"{path.name}.{os.getpid()}."
+
+
+def remove_stale_scratch(directory: Path) -> list[Path]:
+    """Delete the temporary files of writers whose process is gone (a build killed before it
+    could clean up); those of running builds stay.  Returns what was removed."""
+    removed = []
+    for scratch in list(directory.glob(f"*{SUFFIX}.*.blocks")) + \
+            list(directory.glob(f"*{SUFFIX}.*.tmp")):
+        parts = scratch.name[len(scratch.name.split(SUFFIX)[0] + SUFFIX) + 1:].split(".")
+        if not parts[0].isdigit() or _process_alive(int(parts[0])):
+            continue
+        try:
+            scratch.unlink()
+            removed.append(scratch)
+        except FileNotFoundError:
+            pass
+    return removed
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 class TableWriter:
     """Writes a table file array by array, so a build can free each metric once it is stored.
 
@@ -89,8 +121,9 @@ class TableWriter:
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, self._scratch_name = tempfile.mkstemp(prefix=self.path.name + ".", suffix=".blocks",
-                                                  dir=self.path.parent)
+        remove_stale_scratch(self.path.parent)
+        fd, self._scratch_name = tempfile.mkstemp(prefix=_scratch_prefix(self.path),
+                                                  suffix=".blocks", dir=self.path.parent)
         self._scratch = os.fdopen(fd, "w+b")
         self._blocks: dict[str, list[list[int]]] = {}
         self._lengths: dict[str, int] = {}
@@ -131,7 +164,7 @@ class TableWriter:
         encoded = header_bytes(len(MAGIC) + 4 + len(probe) + 4).ljust(len(probe), b" ")
         if len(encoded) != len(probe):
             raise AssertionError("header size changed while placing blocks")
-        fd, temp_name = tempfile.mkstemp(prefix=self.path.name + ".", suffix=".tmp",
+        fd, temp_name = tempfile.mkstemp(prefix=_scratch_prefix(self.path), suffix=".tmp",
                                          dir=self.path.parent)
         try:
             with os.fdopen(fd, "wb") as handle:

@@ -2,6 +2,7 @@
 agreement with a plain exhaustive search, and rejection of damaged files."""
 import array
 import itertools
+import os
 import random
 import shutil
 import struct
@@ -537,3 +538,23 @@ def test_longest_conversion_and_its_line(table_dir):
     last = line[-1]
     assert board.is_capture(last) or (board.push(last) or board.is_checkmate())
     tablebase.close()
+
+
+def test_scratch_files_of_dead_builds_are_removed(tmp_path):
+    import subprocess
+    import sys
+
+    from tablebases.format import remove_stale_scratch
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    gone = tmp_path / f"KRKA.xqtb.{dead.stdout.strip()}.abc123.blocks"
+    alive = tmp_path / f"KRKA.xqtb.{os.getpid()}.def456.blocks"
+    other = tmp_path / "notes.txt.123.tmp"
+    for path in (gone, alive, other):
+        path.write_bytes(b"partial")
+    build(["KRK"], tmp_path, log=lambda line: None)
+    assert not gone.exists() and alive.exists() and other.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["KK.xqtb", "KRK.xqtb", alive.name, other.name])
+    assert remove_stale_scratch(tmp_path) == []
