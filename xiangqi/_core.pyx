@@ -27,6 +27,14 @@ cdef int HORSE_LEG[8]
 HORSE_LEG[:] = [16, 16, -16, -16, 1, 1, -1, -1]
 # Seen from a king: a horse at king + HORSE_CHECK_FROM[i] attacks it when the point
 # king + HORSE_CHECK_LEG[i] (diagonal to the king, the horse's leg) is empty.
+DEF FEW_PIECES = 8        # up to this many enemy pieces, attacks are tested piece by piece
+
+# From a horse to its target: the leg offset (from the horse) of the move covering ``delta``
+# (target - horse + 34), 0 if no horse move covers it.
+cdef int HORSE_LEG_BY_DELTA[69]
+HORSE_LEG_BY_DELTA[:] = [0] * 69
+for _j in range(8):
+    HORSE_LEG_BY_DELTA[HORSE_TO[_j] + 34] = HORSE_LEG[_j]
 cdef int HORSE_CHECK_FROM[8]
 HORSE_CHECK_FROM[:] = [33, 31, -31, -33, 18, -14, 14, -18]
 cdef int HORSE_CHECK_LEG[8]
@@ -336,7 +344,47 @@ cdef void bs_unmake(BoardState* s) noexcept nogil:
 # -- attacks -----------------------------------------------------------------------------
 
 cdef bint bs_king_attacked(BoardState* s, int side) noexcept nogil:
-    """True if ``side``'s king is attacked, facing the other king included."""
+    """True if ``side``'s king is attacked, facing the other king included.
+
+    With few enemy pieces (endgames) each is tested against the king, most of them off every
+    line to it; with many, rays are walked out of the king."""
+    if s.piece_count[side ^ 1] > FEW_PIECES:
+        return king_attacked_along_rays(s, side)
+    cdef int k = s.king_square[side]
+    cdef int enemy = side ^ 1
+    cdef int i, f, kind, step, sq, between, delta, leg
+    cdef uint8_t* b = s.squares
+    for i in range(s.piece_count[enemy]):
+        f = s.piece_squares[enemy][i]
+        kind = b[f] & 7
+        if kind == ROOK or kind == CANNON or kind == KING:
+            if (f >> 4) == (k >> 4):
+                step = 1 if f < k else -1      # kings never share a rank: their palaces don't
+            elif (f & 15) == (k & 15):
+                step = 16 if f < k else -16
+            else:
+                continue
+            between = 0
+            sq = f + step
+            while sq != k and between < 2:
+                if b[sq] != EMPTY:
+                    between += 1
+                sq += step
+            if sq == k and between == (1 if kind == CANNON else 0):
+                return True
+        elif kind == HORSE:
+            delta = k - f
+            if -34 <= delta <= 34:
+                leg = HORSE_LEG_BY_DELTA[delta + 34]
+                if leg != 0 and b[f + leg] == EMPTY:
+                    return True
+        elif kind == PAWN:
+            # Forward, or sideways: beside a king in its palace a pawn has crossed the river.
+            if k == f + (16 if enemy == RED else -16) or k == f + 1 or k == f - 1:
+                return True
+    return False
+
+cdef bint king_attacked_along_rays(BoardState* s, int side) noexcept nogil:
     cdef int k = s.king_square[side]
     cdef int enemy = (side ^ 1) << 3
     cdef int i, d, sq, p
@@ -370,6 +418,7 @@ cdef bint bs_king_attacked(BoardState* s, int side) noexcept nogil:
     if b[k + 1] == enemy + PAWN or b[k - 1] == enemy + PAWN:
         return True
     return False
+
 
 cdef bint bs_king_attacked_by(BoardState* s, int side, int kinds) noexcept nogil:
     """bs_king_attacked when the enemy has only the piece types in ``kinds`` (bit 1 << type):
