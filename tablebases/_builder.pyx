@@ -148,6 +148,9 @@ cdef void init_position(Context* c, BoardState* s, int stm, int64_t idx) noexcep
     cdef int n, i, captured, code, plies, d
     cdef int best_win = BIG, worst_loss = -1, captures = 0
     cdef bint escape = False, quiet = False, restricted
+    if c.draw_hint[stm] != NULL and tb_bit(c.draw_hint[stm], idx):
+        c.values[stm][idx] = 0          # a draw by DTM is a draw by every metric
+        return
     # load(), with the attack tests cut down to the material's piece types.
     if ix_decode(c.ix, idx, s) < 0:
         c.values[stm][idx] = ILLEGAL
@@ -246,7 +249,7 @@ cdef inline int64_t mark_predecessor(Context* c, int pred, int64_t pidx, bint lo
         if pc == 0 or ((pc & TENTATIVE) and pc != ILLEGAL and (pc & DISTANCE_MASK) > n + 1):
             c.values[pred][pidx] = n + 1
             return 1
-    elif pc == 0:
+    elif pc == 0 and (c.loss_hint[pred] == NULL or tb_bit(c.loss_hint[pred], pidx)):
         tb_set_bit(c.candidates[pred], pidx)
     return 0
 
@@ -362,6 +365,8 @@ cdef list setup_context(Context* c, Indexer indexer, uint16_t[::1] red_values,
     for i in range(2):
         c.checker[i] = NULL
         c.victim[i] = NULL
+        c.draw_hint[i] = NULL
+        c.loss_hint[i] = NULL
     if rules is not None:
         for i in range(4):
             bits = rules[i]
@@ -400,12 +405,16 @@ cdef inline uint64_t scan_word(Context* c, int stm, int64_t w, int64_t size, int
 
 def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_values, list subs,
                bint capture_resets=False, int capture_limit=0, int threads=1, progress=None,
-               rules=None):
+               rules=None, hints=None):
     """Fill ``red_values``/``black_values`` (length ``indexer.size``) with the solved codes.
 
     ``subs``: (colour, piece type, Indexer, red values, black values, flip) for each kind of
     capture.  With ``capture_limit`` (DTC60), a sub-table value beyond that many plies counts
-    as a draw.  Returns the number of passes.
+    as a draw.  ``hints``: :func:`outcome_bitmaps` of the DTM build (draw red, draw black,
+    loss red, loss black): a DTM draw is a draw by every metric and only a DTM loss can be
+    lost (DTC60 turns some results into draws, never a draw into a result), so known draws
+    are not evaluated and only known losses are verified as candidates.  The values do not
+    depend on them (the re-check runs without).  Returns the number of passes.
     """
     cdef Context c
     cdef int64_t size = indexer.data.size, idx, w, words, found, pending, decided, waiting
@@ -416,10 +425,21 @@ def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_va
     # The positions decided at the last pass (code n), so that a pass visits its frontier
     # without scanning every code: a bitmap per side, set as they are found.
     cdef uint64_t* frontier[2]
+    cdef uint64_t[::1] hint_bits
     keep = setup_context(&c, indexer, red_values, black_values, subs, capture_resets,
                          capture_limit, rules)
     c.threads = threads
     words = (size + 63) // 64
+    if hints is not None:
+        for t in range(4):
+            hint_bits = hints[t]
+            if hint_bits.shape[0] < words:
+                raise ValueError("hint bitmap too short")
+            keep.append(hint_bits)
+            if t < 2:
+                c.draw_hint[t] = &hint_bits[0]
+            else:
+                c.loss_hint[t - 2] = &hint_bits[0]
     c.candidates[0] = <uint64_t*> calloc(words, sizeof(uint64_t))
     c.candidates[1] = <uint64_t*> calloc(words, sizeof(uint64_t))
     frontier[0] = <uint64_t*> calloc(words, sizeof(uint64_t))
@@ -571,6 +591,21 @@ def recheck(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_value
             bs_free(&states[t])
         free(states)
     return bad, mismatches
+
+
+def outcome_bitmaps(uint16_t[::1] values, uint64_t[::1] draws, uint64_t[::1] losses):
+    """Set the bits of the drawn and of the lost positions of a finished metric's codes."""
+    cdef int64_t i, n = values.shape[0]
+    cdef uint16_t code
+    if draws.shape[0] < (n + 63) // 64 or losses.shape[0] < (n + 63) // 64:
+        raise ValueError("bitmap too short")
+    with nogil:
+        for i in range(n):
+            code = values[i]
+            if code == 0:
+                draws[i >> 6] |= (<uint64_t> 1) << (i & 63)
+            elif code != ILLEGAL and (code - 1) % 2 == 0:
+                losses[i >> 6] |= (<uint64_t> 1) << (i & 63)
 
 
 def histogram(uint16_t[::1] values):

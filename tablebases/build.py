@@ -16,7 +16,8 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from ._builder import chase_sensitive_draws, perpetual_check_sets, recheck, retrograde
+from ._builder import (chase_sensitive_draws, outcome_bitmaps, perpetual_check_sets, recheck,
+                       retrograde)
 from ._index import Indexer
 from .format import (CorruptTableError, TableFile, TableHeader, TableWriter, read_header,
                      table_path)
@@ -187,8 +188,9 @@ def _load_sub_tables(material: Material, directory: Path,
     return loaded
 
 
-def _empty_rules(size: int) -> list[array.array]:
-    """Zeroed perpetual-check bitmaps: checker red/black, victim red/black."""
+def _zeroed_bitmaps(size: int) -> list[array.array]:
+    """Four zeroed bitmaps of one bit per index entry (the perpetual-check sets: checker
+    red/black, victim red/black; the outcome hints)."""
     words = (size + 63) // 64
     return [array.array("Q", bytes(8 * words)) for _ in range(4)]
 
@@ -220,7 +222,7 @@ def chase_marks(material: Material, indexer: Indexer, red: array.array, black: a
     """The chase-rule marks (bitmaps per side to move) of a finished DTM build: the draws
     whose value the chase rule could change.  Only tables where both sides have attacking
     pieces can hold a chase cycle; the others get empty marks."""
-    marks = _empty_rules(indexer.size)[:2]
+    marks = _zeroed_bitmaps(indexer.size)[:2]
     if not (material.side_has_attackers(0) and material.side_has_attackers(1)):
         return marks, 0
     count = chase_sensitive_draws(indexer, red, black, subs, *marks, threads=threads)
@@ -251,9 +253,10 @@ def _build_one(material: Material, indexer: Indexer, directory: Path, threads: i
     # Small tables finish faster on one thread than the threads take to synchronise per pass.
     threads = 1 if indexer.size < SMALL_TABLE else threads
     info: dict = {"threads": threads}
-    rules = _empty_rules(indexer.size)
+    rules = _zeroed_bitmaps(indexer.size)
     apply_rule = material.has_attackers()
     rounds = 0
+    hints = None        # DTM's draws and losses, for the later metrics
     dtc60_is_dtc = _dtc60_is_dtc(material, directory)
     info["dtc60_is_dtc"] = dtc60_is_dtc
     for metric in METRICS:
@@ -280,7 +283,7 @@ def _build_one(material: Material, indexer: Indexer, directory: Path, threads: i
             black = array.array("H", bytes(2 * indexer.size))
             passes += retrograde(indexer, red, black, subs, capture_resets=resets,
                                  capture_limit=limit, threads=threads, progress=report,
-                                 rules=rules)
+                                 rules=rules, hints=hints)
             # The perpetual-check rule is settled on DTM; the other metrics reuse its sets.
             if metric != "dtm" or not apply_rule:
                 break
@@ -314,6 +317,10 @@ def _build_one(material: Material, indexer: Indexer, directory: Path, threads: i
         for side, values in (("red", red), ("black", black)):
             summarise_metric(metric, side, values, counts)
             writer.add(f"{metric}/{side}", values)
+        if metric == "dtm":
+            hints = _zeroed_bitmaps(indexer.size)          # draw red, draw black, loss red, loss black
+            outcome_bitmaps(red, hints[0], hints[2])
+            outcome_bitmaps(black, hints[1], hints[3])
         del subs, loaded
         if metric != "dtc" or not dtc60_is_dtc:
             del red, black

@@ -558,3 +558,22 @@ def test_scratch_files_of_dead_builds_are_removed(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
         ["KK.xqtb", "KRK.xqtb", alive.name, other.name])
     assert remove_stale_scratch(tmp_path) == []
+
+
+def test_dtm_outcome_hints_do_not_change_any_value(tmp_path, monkeypatch):
+    """DTC and DTC60 skip DTM's draws and verify only DTM's losses as candidates; the
+    arrays must equal a build without those hints (KRKN: wins, draws, losses and the
+    perpetual-check rule; KCPKA: many draws)."""
+    import tablebases.build as build_module
+
+    build(["KRKN", "KCPKA"], tmp_path / "hinted", log=lambda line: None)
+    plain = build_module.retrograde
+    monkeypatch.setattr(build_module, "retrograde",
+                        lambda *args, **kwargs: plain(*args, **{**kwargs, "hints": None}))
+    build(["KRKN", "KCPKA"], tmp_path / "plain", log=lambda line: None)
+    for name in ("KRKN", "KCPKA", "KNK", "KCPK"):
+        hinted = TableFile(table_path(tmp_path / "hinted", name))
+        unhinted = TableFile(table_path(tmp_path / "plain", name))
+        for array_name in unhinted.header.blocks:
+            assert hinted.load_array(array_name) == unhinted.load_array(array_name), array_name
+        hinted.close(), unhinted.close()
