@@ -339,7 +339,6 @@ cdef list setup_context(Context* c, Indexer indexer, uint16_t[::1] red_values,
     bitmaps of the perpetual-check rule (see :func:`perpetual_check_sets`)."""
     cdef int color, kind, i
     cdef uint16_t[::1] sub_red, sub_black
-    cdef uint64_t[::1] bits
     cdef Indexer sub_ix
     keep = []
     c.ix = &indexer.data
@@ -368,16 +367,24 @@ cdef list setup_context(Context* c, Indexer indexer, uint16_t[::1] red_values,
         c.draw_hint[i] = NULL
         c.loss_hint[i] = NULL
     if rules is not None:
-        for i in range(4):
-            bits = rules[i]
-            if bits.shape[0] < (indexer.data.size + 63) // 64:
-                raise ValueError("rule bitmap too short")
-            keep.append(bits)
-            if i < 2:
-                c.checker[i] = &bits[0]
-            else:
-                c.victim[i - 2] = &bits[0]
+        attach_bitmaps(keep, rules, indexer.data.size, c.checker, c.victim)
     return keep
+
+
+cdef attach_bitmaps(list keep, bitmaps, int64_t size, uint64_t** first, uint64_t** second):
+    """Point ``first[0..1]`` and ``second[0..1]`` at the four ``bitmaps`` (kept alive in
+    ``keep``), checking that each covers ``size`` entries."""
+    cdef uint64_t[::1] bits
+    cdef int i
+    for i in range(4):
+        bits = bitmaps[i]
+        if bits.shape[0] < (size + 63) // 64:
+            raise ValueError("bitmap too short for the table")
+        keep.append(bits)
+        if i < 2:
+            first[i] = &bits[0]
+        else:
+            second[i - 2] = &bits[0]
 
 
 cdef inline uint64_t scan_word(Context* c, int stm, int64_t w, int64_t size, int n,
@@ -425,21 +432,12 @@ def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_va
     # The positions decided at the last pass (code n), so that a pass visits its frontier
     # without scanning every code: a bitmap per side, set as they are found.
     cdef uint64_t* frontier[2]
-    cdef uint64_t[::1] hint_bits
     keep = setup_context(&c, indexer, red_values, black_values, subs, capture_resets,
                          capture_limit, rules)
     c.threads = threads
     words = (size + 63) // 64
     if hints is not None:
-        for t in range(4):
-            hint_bits = hints[t]
-            if hint_bits.shape[0] < words:
-                raise ValueError("hint bitmap too short")
-            keep.append(hint_bits)
-            if t < 2:
-                c.draw_hint[t] = &hint_bits[0]
-            else:
-                c.loss_hint[t - 2] = &hint_bits[0]
+        attach_bitmaps(keep, hints, size, c.draw_hint, c.loss_hint)
     c.candidates[0] = <uint64_t*> calloc(words, sizeof(uint64_t))
     c.candidates[1] = <uint64_t*> calloc(words, sizeof(uint64_t))
     frontier[0] = <uint64_t*> calloc(words, sizeof(uint64_t))
