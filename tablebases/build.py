@@ -20,7 +20,7 @@ from ._builder import (chase_sensitive_draws, outcome_bitmaps, perpetual_check_s
                        retrograde)
 from ._index import Indexer
 from .format import (CorruptTableError, TableFile, TableHeader, TableWriter, read_header,
-                     table_path)
+                     table_path, zeroed_codes)
 from .material import Material
 from .values import RULES, summarise_metric
 
@@ -180,7 +180,7 @@ def _load_sub_tables(material: Material, directory: Path,
             continue
         table = TableFile(table_path(directory, str(canonical)))
         try:
-            arrays = {f"{m}/{s}": table.load(m, i) for m in metrics
+            arrays = {f"{m}/{s}": table.load_codes(m, i) for m in metrics
                       for i, s in enumerate(("red", "black"))}
         finally:
             table.close()
@@ -279,8 +279,8 @@ def _build_one(material: Material, indexer: Indexer, directory: Path, threads: i
         start = time.perf_counter()
         passes = 0
         while True:
-            red = array.array("H", bytes(2 * indexer.size))
-            black = array.array("H", bytes(2 * indexer.size))
+            red = zeroed_codes(indexer.size)
+            black = zeroed_codes(indexer.size)
             passes += retrograde(indexer, red, black, subs, capture_resets=resets,
                                  capture_limit=limit, threads=threads, progress=report,
                                  rules=rules, hints=hints)
@@ -351,7 +351,7 @@ def verify_file(material: str, directory: Path | str, threads: int = 1) -> dict[
         rules = [_u16_to_bitmap(table.load_array(n), table.header.size) for n in RULE_ARRAYS]
         stored_chase = [_u16_to_bitmap(table.load_array(n), table.header.size)
                         for n in CHASE_ARRAYS]
-        arrays = {f"{m}/{s}": table.load(m, i) for m in METRICS
+        arrays = {f"{m}/{s}": table.load_codes(m, i) for m in METRICS
                   for i, s in enumerate(("red", "black"))}
     finally:
         table.close()
