@@ -7,20 +7,23 @@ Usage:
     python benchmarks/bench_tablebase.py KRKAABB ...     # any materials
 Options: --threads N (default: all cores), --dir DIR (default: a temporary directory).
 Each line: material, positions (both sides to move), build seconds (all three metrics and
-their re-checks), M positions/s/thread/pass, peak RSS of the process so far, and the verdict
-figures that `xqstudio tb stats` prints.
+their re-checks), M positions/s/thread/pass, the peak memory of that table's build (each
+table is built in a process of its own), the memory its largest arrays need (one metric of
+the table and of its direct sub-tables, both sides to move, as the builder holds them), and
+the verdict figures that `xqstudio tb stats` prints.
 """
 from __future__ import annotations
 
 import argparse
 import itertools
-import resource
+import json
+import os
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from tablebases.build import build, default_threads
+from tablebases.build import build, default_threads, indexer_for
 from tablebases.material import Material
 
 QUICK = ["KRKAA", "KNKA", "KRKAABB", "KRKN"]
@@ -35,7 +38,7 @@ def single_attacker_set() -> list[str]:
             for theirs in guards]
 
 
-def result_line(name: str, info: dict, elapsed: float) -> str:
+def result_line(name: str, info: dict, elapsed: float, peak_mib: float) -> str:
     """One table's figures: positions, seconds, rate, peak memory and its verdict."""
     counts = info["counts"]
     positions = sum(counts[s][k] for s in ("red", "black") for k in ("wins", "draws", "losses"))
@@ -44,14 +47,44 @@ def result_line(name: str, info: dict, elapsed: float) -> str:
     entries = 2 * sum(counts["red"][k] for k in ("wins", "draws", "losses", "illegal"))
     rate = entries * passes / seconds / info["threads"] / 1e6 if seconds else 0.0
     red = counts["red"]
-    return (f"{name:<14} {positions:>14,} {elapsed:>9.2f} {rate:>17.1f} {peak_rss_mib():>9.0f}  "
-            f"{red['wins']:,}/{red['draws']:,}/{red['losses']:,}, "
+    return (f"{name:<14} {positions:>14,} {elapsed:>9.2f} {rate:>17.1f} {peak_mib:>9.0f} "
+            f"{arrays_mib(name):>10.1f}  {red['wins']:,}/{red['draws']:,}/{red['losses']:,}, "
             f"DTM {red['longest_dtm_plies']} plies, DTC {red['longest_dtc_plies']} plies, "
             f"cursed {red['cursed_wins']:,}")
 
 
-def peak_rss_mib() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+def arrays_mib(name: str) -> float:
+    """One metric's codes of the table and of its direct sub-tables, both sides to move."""
+    material = Material.parse(name)
+    sizes = [indexer_for(material).size]
+    sizes += [indexer_for(sub).size for sub in {s.canonical() for s in material.captures()}]
+    return sum(sizes) * 2 * 2 / 2**20
+
+
+def build_in_child(material: str, directory: Path, threads: int) -> tuple[dict, float, float]:
+    """Build ``material`` (its sub-tables exist) in a forked process, so that the peak memory
+    is that build's alone.  Returns (summary, seconds, peak MiB)."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:                     # the child: build, report through the pipe, leave
+        os.close(read)
+        try:
+            start = time.perf_counter()
+            summary = build(material, directory, threads=threads, log=lambda line: None)
+            payload = {"summary": summary, "elapsed": time.perf_counter() - start}
+        except BaseException as error:   # noqa: BLE001 - reported by the parent
+            payload = {"error": f"{type(error).__name__}: {error}"}
+        with os.fdopen(write, "w") as out:
+            json.dump(payload, out)
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        text = pipe.read()
+    _, status, usage = os.wait4(pid, 0)
+    payload = json.loads(text) if text else {"error": f"build process ended with status {status}"}
+    if "error" in payload:
+        raise RuntimeError(f"{material}: {payload['error']}")
+    return payload["summary"], payload["elapsed"], usage.ru_maxrss / 1024
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -66,17 +99,15 @@ def main(argv: list[str] | None = None) -> None:
     directory = args.dir or Path(tempfile.mkdtemp(prefix="xqtb-bench-"))
     print(f"tables in {directory}, {args.threads} threads")
     print(f"{'material':<14} {'positions':>14} {'seconds':>9} {'M pos/s/thr/pass':>17} "
-          f"{'peak MiB':>9}  verdict (Red to move: wins/draws/losses, longest DTM, DTC)")
+          f"{'peak MiB':>9} {'arrays MiB':>9}  verdict (Red to move: wins/draws/losses, "
+          "longest DTM, DTC)")
     total_start = time.perf_counter()
     for requested in materials:
         # Table by table, so each line appears (and each file stays) as soon as it is built.
         for material in Material.parse(requested).build_order():
-            start = time.perf_counter()
-            summary = build(str(material), directory, threads=args.threads,
-                            log=lambda line: None)
-            elapsed = time.perf_counter() - start
+            summary, elapsed, peak = build_in_child(str(material), directory, args.threads)
             for name, info in summary.items():
-                print(result_line(name, info, elapsed), flush=True)
+                print(result_line(name, info, elapsed, peak), flush=True)
     print(f"total {time.perf_counter() - total_start:.1f} s", file=sys.stderr)
 
 
