@@ -54,8 +54,10 @@ def available_memory() -> int:
 
 def memory_needed(material: Material, size: int, sub_sizes: list[int]) -> int:
     """Peak bytes of a build: one metric's arrays (the metrics are built and stored one after
-    the other), the candidate, frontier and rule bitmaps, and that metric of the sub-tables."""
-    return size * 2 * 2 + size // 4 + size // 4 + size // 2 + sum(sub_sizes) * 2 * 2
+    the other), the candidate, frontier, rule and outcome-hint bitmaps (one bit per entry and
+    side each), and that metric of the sub-tables."""
+    bitmaps = 2 + 2 + 4 + 4
+    return size * 2 * 2 + size * bitmaps // 8 + sum(sub_sizes) * 2 * 2
 
 
 def _readable(path: Path) -> bool:
