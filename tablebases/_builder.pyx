@@ -623,6 +623,17 @@ def outcome_bitmaps(uint16_t[::1] values, uint64_t[::1] draws, uint64_t[::1] los
                 losses[i >> 6] |= (<uint64_t> 1) << (i & 63)
 
 
+def first_index(uint16_t[::1] values, uint16_t code):
+    """The first index holding ``code`` (-1 if none)."""
+    cdef int64_t i, n = values.shape[0], found = -1
+    with nogil:
+        for i in range(n):
+            if values[i] == code:
+                found = i
+                break
+    return found
+
+
 def histogram(uint16_t[::1] values):
     """Counts per code (a dict), illegal entries included under ILLEGAL."""
     cdef int64_t i, n = values.shape[0]

@@ -326,6 +326,8 @@ def _build_one(material: Material, indexer: Indexer, directory: Path, threads: i
         del subs, loaded
         if metric != "dtc" or not dtc60_is_dtc:
             del red, black
+    for side, marks in zip(("red", "black"), chase):
+        counts[side]["chase_marked"] = sum(bin(word).count("1") for word in marks)
     info["perpetual_check_rounds"] = rounds
     info["perpetual_check_positions"] = sum(bin(w).count("1") for w in rules[0]) + \
         sum(bin(w).count("1") for w in rules[1])

@@ -8,11 +8,10 @@ from xiangqi import Board
 from xiangqi.fen import placement_fen
 from xiangqi.pieces import COLOR_NAMES
 
-from ._builder import histogram
 from .build import indexer_for
-from .format import TableFile, table_path
+from .format import SIDES, TableFile, table_path
 from .material import Material
-from .values import ILLEGAL
+from .values import summarise_metric
 
 
 @dataclass
@@ -31,50 +30,49 @@ class SideStats:
 
 
 def table_stats(material: str, directory: Path | str) -> dict[int, SideStats]:
-    """Per side to move (0 Red, 1 Black): counts, histograms and the longest win."""
+    """Per side to move (0 Red, 1 Black): counts, histograms and the longest win.
+
+    Read from the file's header, where the build stores them; files whose header lacks them
+    have their arrays read instead."""
     canonical = Material.parse(material).canonical()
     table = TableFile(table_path(directory, str(canonical)))
     indexer = indexer_for(canonical)
-    result = {}
     try:
-        for side in (0, 1):
-            stats = SideStats()
-            dtm = table.load("dtm", side)
-            for code, count in histogram(dtm).items():
-                if code == ILLEGAL:
-                    stats.illegal = count
-                elif code == 0:
-                    stats.draws = count
-                else:
-                    plies = code - 1
-                    if plies % 2:
-                        stats.wins += count
-                    else:
-                        stats.losses += count
-                    stats.dtm_histogram[plies] = count
-            marks = table.load_array(f"rules/chase_{('red', 'black')[side]}")
-            stats.chase_marked = sum(bin(word).count("1") for word in marks)
-            dtc = table.load("dtc", side)
-            for code, count in histogram(dtc).items():
-                if code not in (0, ILLEGAL):
-                    stats.dtc_histogram[code - 1] = count
-            turn = "w" if side == 0 else "b"
-            win_plies = [p for p in stats.dtm_histogram if p % 2]
-            if win_plies:
-                stats.longest_win_plies = max(win_plies)
-                index = dtm.index(stats.longest_win_plies + 1)
-                stats.longest_win_fen = f"{placement_fen(indexer.placement(index))} {turn} - - 0 1"
-            conversion_plies = [p for p in stats.dtc_histogram if p % 2]
-            if conversion_plies:
-                stats.longest_conversion_plies = max(conversion_plies)
-                index = dtc.index(stats.longest_conversion_plies + 1)
-                stats.longest_conversion_fen = \
-                    f"{placement_fen(indexer.placement(index))} {turn} - - 0 1"
-            del dtm, dtc
-            result[side] = stats
+        return {side: _side_stats(table, indexer, side) for side in (0, 1)}
     finally:
         table.close()
-    return result
+
+
+def _side_stats(table: TableFile, indexer, side: int) -> SideStats:
+    summary = table.header.counts.get(SIDES[side], {})
+    if "dtm_histogram" not in summary or "chase_marked" not in summary:
+        summary = _summary_from_arrays(table, side)
+    turn = "w" if side == 0 else "b"
+    stats = SideStats(wins=summary["wins"], draws=summary["draws"], losses=summary["losses"],
+                      illegal=summary["illegal"], chase_marked=summary["chase_marked"])
+    for metric, histogram_ in (("dtm", stats.dtm_histogram), ("dtc", stats.dtc_histogram)):
+        histogram_.update({int(plies): n for plies, n in summary[f"{metric}_histogram"].items()})
+    if "longest_dtm_win_index" in summary:
+        stats.longest_win_plies = max(p for p in stats.dtm_histogram if p % 2)
+        stats.longest_win_fen = _fen(indexer, summary["longest_dtm_win_index"], turn)
+    if "longest_dtc_win_index" in summary:
+        stats.longest_conversion_plies = max(p for p in stats.dtc_histogram if p % 2)
+        stats.longest_conversion_fen = _fen(indexer, summary["longest_dtc_win_index"], turn)
+    return stats
+
+
+def _summary_from_arrays(table: TableFile, side: int) -> dict:
+    """What the build stores in the header, computed from the arrays."""
+    counts: dict = {}
+    for metric in ("dtm", "dtc"):
+        summarise_metric(metric, SIDES[side], table.load(metric, side), counts)
+    marks = table.load_array(f"rules/chase_{SIDES[side]}")
+    counts[SIDES[side]]["chase_marked"] = sum(bin(word).count("1") for word in marks)
+    return counts[SIDES[side]]
+
+
+def _fen(indexer, index: int, turn: str) -> str:
+    return f"{placement_fen(indexer.placement(index))} {turn} - - 0 1"
 
 
 def format_histogram(histogram_: dict[int, int], width: int = 40) -> list[str]:

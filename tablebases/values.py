@@ -46,9 +46,18 @@ def summarise_metric(metric: str, side: str, values: array.array, counts: dict) 
     figures first)."""
     from ._builder import histogram
 
+    from ._builder import first_index
+
     result = counts.setdefault(side, {})
     codes = histogram(values)
     decided = [code - 1 for code in codes if code not in (0, ILLEGAL)]
+    if metric in ("dtm", "dtc"):
+        # What `tb stats` shows, kept in the header so that it needs no pass over the arrays:
+        # the histogram (plies -> positions) and where the longest win stands.
+        result[f"{metric}_histogram"] = {str(plies): codes[plies + 1] for plies in sorted(decided)}
+        wins = [plies for plies in decided if plies % 2]
+        if wins:
+            result[f"longest_{metric}_win_index"] = first_index(values, max(wins) + 1)
     if metric == "dtm":
         result.update({
             "wins": sum(n for code, n in codes.items() if code not in (0, ILLEGAL) and (code - 1) % 2),

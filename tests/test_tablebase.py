@@ -577,3 +577,23 @@ def test_dtm_outcome_hints_do_not_change_any_value(tmp_path, monkeypatch):
         for array_name in unhinted.header.blocks:
             assert hinted.load_array(array_name) == unhinted.load_array(array_name), array_name
         hinted.close(), unhinted.close()
+
+
+def test_stats_stored_in_the_header_match_the_arrays(table_dir):
+    """`tb stats` reads histograms, counts and the longest wins from the header; they must be
+    what the arrays say (KRKN: wins, draws, losses and chase marks on both sides)."""
+    from tablebases.stats import _summary_from_arrays, table_stats
+
+    table = TableFile(table_path(table_dir, "KRKN"))
+    for side, name in enumerate(("red", "black")):
+        fresh = _summary_from_arrays(table, side)
+        assert fresh["chase_marked"] > 0 and fresh["dtm_histogram"]
+        for key, value in fresh.items():
+            assert table.header.counts[name][key] == value, key
+    table.close()
+    red = table_stats("KRKN", table_dir)[0]
+    board = Board(red.longest_win_fen)
+    tablebase = open_tablebase(table_dir)
+    assert tablebase.probe_dtm(board) == red.longest_win_plies == max(red.dtm_histogram)
+    assert tablebase.probe_dtc(Board(red.longest_conversion_fen)) == red.longest_conversion_plies
+    tablebase.close()
