@@ -9,6 +9,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_legal_moves  # noqa: E402
 import bench_perft  # noqa: E402
 import bench_rules  # noqa: E402
+import bench_tablebase  # noqa: E402
 
 
 def main() -> None:
@@ -17,6 +18,7 @@ def main() -> None:
     bench_perft.run(quick="--quick" in sys.argv)
     bench_legal_moves.run()
     bench_rules.run()
+    bench_tablebase.main(["--set", "quick"])
 
 
 if __name__ == "__main__":
