@@ -23,4 +23,6 @@ cdef struct Context:
     int kinds[2]             # per colour: bit 1 << type for each piece type it has
     uint64_t* draw_hint[2]   # known draws (from DTM, for the DTC metrics), or NULL
     uint64_t* loss_hint[2]   # known losses: the only positions a later metric may lose
+    uint64_t* next_frontier[2]   # retrograde: positions decided in the current pass
+    uint64_t* tentative[2]   # retrograde: positions that may hold a TENTATIVE code
     int threads

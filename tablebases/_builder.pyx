@@ -39,6 +39,7 @@ cdef extern from *:
     }
     """
     int __builtin_popcountll(unsigned long long x) nogil
+    int __builtin_ctzll(unsigned long long x) nogil
     void tb_set_bit(uint64_t* bits, int64_t i) nogil
     void tb_clear_bit(uint64_t* bits, int64_t i) nogil
     int tb_bit(const uint64_t* bits, int64_t i) nogil
@@ -199,6 +200,7 @@ cdef void init_position(Context* c, BoardState* s, int stm, int64_t idx) noexcep
             worst_loss = d + 1
     if best_win < BIG:
         c.values[stm][idx] = TENTATIVE | (best_win + 1)
+        tb_set_bit(c.tentative[stm], idx)
         return
     if escape:
         c.values[stm][idx] = 0
@@ -222,6 +224,7 @@ cdef void init_position(Context* c, BoardState* s, int stm, int64_t idx) noexcep
         c.values[stm][idx] = 1
     else:
         c.values[stm][idx] = TENTATIVE | (worst_loss + 1)
+        tb_set_bit(c.tentative[stm], idx)
 
 
 cdef int64_t expand_frontier(Context* c, BoardState* s, int stm, int64_t idx, int n) noexcept nogil:
@@ -265,6 +268,7 @@ cdef inline int64_t mark_predecessor(Context* c, int pred, int64_t pidx, bint lo
     if lost:
         if pc == 0 or ((pc & TENTATIVE) and pc != ILLEGAL and (pc & DISTANCE_MASK) > n + 1):
             c.values[pred][pidx] = n + 1
+            tb_set_bit(c.next_frontier[pred], pidx)
             return 1
     elif pc == 0 and (c.loss_hint[pred] == NULL or tb_bit(c.loss_hint[pred], pidx)):
         tb_set_bit(c.candidates[pred], pidx)
@@ -342,8 +346,10 @@ cdef int64_t verify_candidate(Context* c, BoardState* s, int stm, int64_t idx, i
             return 0
     if longest + 1 == n:
         c.values[stm][idx] = n + 1
+        tb_set_bit(c.next_frontier[stm], idx)
     else:
         c.values[stm][idx] = TENTATIVE | (longest + 2)
+        tb_set_bit(c.tentative[stm], idx)
     return 1
 
 
@@ -383,6 +389,8 @@ cdef list setup_context(Context* c, Indexer indexer, uint16_t[::1] red_values,
         c.victim[i] = NULL
         c.draw_hint[i] = NULL
         c.loss_hint[i] = NULL
+        c.next_frontier[i] = NULL
+        c.tentative[i] = NULL
     if rules is not None:
         attach_bitmaps(keep, rules, indexer.data.size, c.checker, c.victim)
     return keep
@@ -404,27 +412,32 @@ cdef attach_bitmaps(list keep, bitmaps, int64_t size, uint64_t** first, uint64_t
             second[i - 2] = &bits[0]
 
 
-cdef inline uint64_t scan_word(Context* c, int stm, int64_t w, int64_t size, int n,
-                               int64_t* pending) noexcept nogil:
-    """End of pass n for the 64 positions of bitmap word ``w``: tentative values of distance
-    n+1 take effect; returns the bits of the positions at n+1 (the next frontier) and adds
-    the still tentative ones to ``pending``."""
-    cdef uint64_t bits = 0
-    cdef int64_t idx, end = min(w * 64 + 64, size), p = 0
+cdef inline uint64_t settle_tentatives(Context* c, int stm, int64_t w, int n,
+                                       int64_t* pending) noexcept nogil:
+    """End of pass n for the tentative codes of bitmap word ``w``: those of distance n take
+    effect (returned as bits, they join the next frontier), those overwritten by a decided
+    code leave the set, the others are counted in ``pending``."""
+    cdef uint64_t bits = c.tentative[stm][w], keep = bits, ready = 0, bit
+    cdef int64_t idx, p = 0
     cdef uint16_t code
     cdef uint16_t* values = c.values[stm]
-    for idx in range(w * 64, end):
+    while bits:
+        bit = bits & (~bits + 1)
+        bits ^= bit
+        idx = w * 64 + __builtin_ctzll(bit)
         code = values[idx]
-        if code == n + 1:
-            bits |= (<uint64_t> 1) << (idx & 63)
-        elif (code & TENTATIVE) and code != ILLEGAL:
+        if (code & TENTATIVE) and code != ILLEGAL:
             if (code & DISTANCE_MASK) == n + 1:
                 values[idx] = n + 1
-                bits |= (<uint64_t> 1) << (idx & 63)
+                ready |= bit
+                keep ^= bit
             else:
                 p += 1
+        else:
+            keep ^= bit
+    c.tentative[stm][w] = keep
     pending[0] += p
-    return bits
+    return ready
 
 
 def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_values, list subs,
@@ -449,22 +462,25 @@ def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_va
     # The positions decided at the last pass (code n), so that a pass visits its frontier
     # without scanning every code: a bitmap per side, set as they are found.
     cdef uint64_t* frontier[2]
+    cdef uint64_t* bitmaps
     keep = setup_context(&c, indexer, red_values, black_values, subs, capture_resets,
                          capture_limit, rules)
     c.threads = threads
     words = (size + 63) // 64
     if hints is not None:
         attach_bitmaps(keep, hints, size, c.draw_hint, c.loss_hint)
-    c.candidates[0] = zeroed_bits(words)
-    c.candidates[1] = zeroed_bits(words)
-    frontier[0] = zeroed_bits(words)
-    frontier[1] = zeroed_bits(words)
+    # Per side: candidates, frontier, next frontier, tentative codes.
+    bitmaps = zeroed_bits(8 * words)
     states = <BoardState*> malloc(threads * sizeof(BoardState))
-    if c.candidates[0] == NULL or c.candidates[1] == NULL or frontier[0] == NULL \
-            or frontier[1] == NULL or states == NULL:
-        free(c.candidates[0]); free(c.candidates[1]); free(frontier[0]); free(frontier[1])
+    if bitmaps == NULL or states == NULL:
+        free(bitmaps)
         free(states)
         raise MemoryError("not enough memory for the build's bitmaps")
+    for t in range(2):
+        c.candidates[t] = bitmaps + (4 * t) * words
+        frontier[t] = bitmaps + (4 * t + 1) * words
+        c.next_frontier[t] = bitmaps + (4 * t + 2) * words
+        c.tentative[t] = bitmaps + (4 * t + 3) * words
     for t in range(threads):
         bs_init(&states[t])
     try:
@@ -500,16 +516,22 @@ def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_va
                     for t in range(64):
                         if (bits >> t) & 1:
                             decided += verify_candidate(&c, &states[tid], stm, w * 64 + t, n)
-            # Tentative values of distance n take effect; count what is still pending.
+            # The next frontier: what this pass decided, and the tentative values of distance
+            # n that take effect now; count what is still pending.  (The frontier's words
+            # were all cleared as they were expanded.)
             found = 0
             pending = 0
             for stm in range(2):
                 for w in prange(words, nogil=True, num_threads=threads, schedule="static"):
-                    waiting = 0
-                    bits = scan_word(&c, stm, w, size, n, &waiting)
-                    frontier[stm][w] = bits
-                    found += __builtin_popcountll(bits)
-                    pending += waiting
+                    bits = c.next_frontier[stm][w]
+                    if c.tentative[stm][w]:
+                        waiting = 0
+                        bits = bits | settle_tentatives(&c, stm, w, n, &waiting)
+                        pending += waiting
+                    if bits:
+                        c.next_frontier[stm][w] = 0
+                        frontier[stm][w] = bits
+                        found += __builtin_popcountll(bits)
             if progress is not None:
                 progress(n, found)
             if found == 0 and pending == 0:
@@ -521,10 +543,7 @@ def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_va
         for t in range(threads):
             bs_free(&states[t])
         free(states)
-        free(c.candidates[0])
-        free(c.candidates[1])
-        free(frontier[0])
-        free(frontier[1])
+        free(bitmaps)
     return n
 
 

@@ -54,9 +54,9 @@ def available_memory() -> int:
 
 def memory_needed(material: Material, size: int, sub_sizes: list[int]) -> int:
     """Peak bytes of a build: one metric's arrays (the metrics are built and stored one after
-    the other), the candidate, frontier, rule and outcome-hint bitmaps (one bit per entry and
-    side each), and that metric of the sub-tables."""
-    bitmaps = 2 + 2 + 4 + 4
+    the other), the candidate, frontier, next-frontier, tentative, rule and outcome-hint
+    bitmaps (one bit per entry and side each), and that metric of the sub-tables."""
+    bitmaps = 2 + 2 + 2 + 2 + 4 + 4
     return size * 2 * 2 + size * bitmaps // 8 + sum(sub_sizes) * 2 * 2
 
 
