@@ -19,8 +19,8 @@ from typing import Callable
 from ._builder import (chase_sensitive_draws, outcome_bitmaps, perpetual_check_sets, recheck,
                        retrograde)
 from ._index import Indexer
-from .format import (CorruptTableError, TableFile, TableHeader, TableWriter, read_header,
-                     table_path, zeroed_codes)
+from .format import (SUFFIX, CorruptTableError, TableFile, TableHeader, TableWriter,
+                     read_header, table_path, zeroed_codes)
 from .material import Material
 from .values import RULES, summarise_metric
 
@@ -30,6 +30,7 @@ NATURAL_LIMIT_PLIES = 120   # 自然限着: 60 moves by each side without a capt
 # no longer counts (DTC60: conversions must come within the natural limit, each phase anew).
 METRIC_RULES = {"dtm": (False, 0), "dtc": (True, 0), "dtc60": (True, NATURAL_LIMIT_PLIES)}
 SMALL_TABLE = 200_000    # positions per side below which a build runs on one thread
+CHECKPOINT_SIZE = 20_000_000   # from this many positions per side, finished metrics are kept
 
 
 class BuildError(RuntimeError):
@@ -148,6 +149,8 @@ def build(materials: str | list[str], directory: Path | str, threads: int = 1,
         log(f"{name}: estimated {estimate:,.0f} s on {threads} thread(s)")
         if progress is not None and hasattr(progress, "start_table"):
             progress.start_table(name, estimate)
+        if rebuild and name in requested:
+            remove_checkpoints(directory, name)
         writer = TableWriter(path)
         try:
             counts, info = _build_one(material, indexer, directory, threads, log, progress, writer)
@@ -155,6 +158,7 @@ def build(materials: str | list[str], directory: Path | str, threads: int = 1,
                                       rules=RULES, counts=counts, extra=info))
         finally:
             writer.close()
+        remove_checkpoints(directory, name)
         log(f"{name}: written {path} ({path.stat().st_size / 2**20:.2f} MiB)")
         summary[name] = {**info, "counts": counts, "path": str(path), "verified": True}
     return summary
@@ -245,77 +249,91 @@ def _dtc60_is_dtc(material: Material, directory: Path) -> bool:
     return True
 
 
+def checkpoint_path(directory: Path, name: str, metric: str) -> Path:
+    """Where a build keeps a finished, re-checked metric until the table is written."""
+    return table_path(directory, name).with_name(f"{name}{SUFFIX}.{metric}-partial")
+
+
+def remove_checkpoints(directory: Path, name: str) -> None:
+    for metric in METRICS:
+        checkpoint_path(directory, name, metric).unlink(missing_ok=True)
+
+
+def _load_checkpoint(directory: Path, name: str, size: int, metric: str):
+    """(red, black, info, bitmaps) of a metric an interrupted build finished, or None."""
+    path = checkpoint_path(directory, name, metric)
+    if not path.exists():
+        return None
+    try:
+        table = TableFile(path)
+        try:
+            header = table.header
+            if header.material != name or header.size != size or \
+                    header.extra.get("checkpoint_of") != metric:
+                raise CorruptTableError(path, 8, "not a checkpoint of this build")
+            red, black = table.load_codes(metric, 0), table.load_codes(metric, 1)
+            bitmaps = [_u16_to_bitmap(table.load_array(n), size)
+                       for n in RULE_ARRAYS + CHASE_ARRAYS if table.has_array(n)]
+        finally:
+            table.close()
+    except CorruptTableError:
+        path.unlink(missing_ok=True)
+        return None
+    return red, black, header.extra, bitmaps
+
+
+def _save_checkpoint(directory: Path, name: str, size: int, metric: str, red, black,
+                     info: dict, bitmaps: list[array.array]) -> None:
+    writer = TableWriter(checkpoint_path(directory, name, metric))
+    try:
+        writer.add(f"{metric}/red", red)
+        writer.add(f"{metric}/black", black)
+        for array_name, bits in zip(RULE_ARRAYS + CHASE_ARRAYS, bitmaps):
+            writer.add(array_name, _bitmap_to_u16(bits))
+        writer.finish(TableHeader(material=name, size=size, metrics=[metric], rules=RULES,
+                                  extra={**info, "checkpoint_of": metric}))
+    finally:
+        writer.close()
+
+
 def _build_one(material: Material, indexer: Indexer, directory: Path, threads: int,
                log: Callable[[str], None], progress: Callable[[str, int, int], None] | None,
                writer: TableWriter) -> tuple[dict, dict]:
     """Build the metrics one after the other, each with only its own sub-table arrays in
-    memory, and hand each to ``writer`` as soon as it is checked.  Returns (counts, info)."""
+    memory, and hand each to ``writer`` as soon as it is checked.  Each finished metric is
+    also kept as a checkpoint, so that an interrupted build of a large table resumes with
+    the next metric.  Returns (counts, info)."""
     name = str(material)
     counts: dict = {}
     # Small tables finish faster on one thread than the threads take to synchronise per pass.
     threads = 1 if indexer.size < SMALL_TABLE else threads
     info: dict = {"threads": threads}
     rules = _zeroed_bitmaps(indexer.size)
-    apply_rule = material.has_attackers()
-    rounds = 0
+    chase = _zeroed_bitmaps(indexer.size)[:2]
     hints = None        # DTM's draws and losses, for the later metrics
     dtc60_is_dtc = _dtc60_is_dtc(material, directory)
     info["dtc60_is_dtc"] = dtc60_is_dtc
+    keep_checkpoints = indexer.size >= CHECKPOINT_SIZE
     for metric in METRICS:
         if metric == "dtc60" and dtc60_is_dtc:
             # Same sub-table codes, none beyond the limit: the build would repeat DTC's.
             log(f"{name} dtc60: no conversion below reaches the natural limit; DTC60 is DTC")
             info.update(dtc60_passes=0, dtc60_seconds=0.0, dtc60_recheck_seconds=0.0)
-            for side, values in (("red", red), ("black", black)):
-                summarise_metric(metric, side, values, counts)
-                writer.add(f"{metric}/{side}", values)
-            continue
-        loaded = _load_sub_tables(material, directory, (metric,))
-        subs = _sub_specs(material, loaded, metric)
-        resets, limit = METRIC_RULES[metric]
-
-        def report(n: int, found: int, metric: str = metric) -> None:
-            if progress is not None:
-                progress(f"{name} {metric}", n, found)
-
-        start = time.perf_counter()
-        passes = 0
-        while True:
-            red = zeroed_codes(indexer.size)
-            black = zeroed_codes(indexer.size)
-            passes += retrograde(indexer, red, black, subs, capture_resets=resets,
-                                 capture_limit=limit, threads=threads, progress=report,
-                                 rules=rules, hints=hints)
-            # The perpetual-check rule is settled on DTM; the other metrics reuse its sets.
-            if metric != "dtm" or not apply_rule:
-                break
-            found = perpetual_check_sets(indexer, red, black, subs, *rules, threads=threads)
-            if not found:
-                break
-            rounds += 1
-            log(f"{name}: perpetual-check round {rounds}: {found:,} positions must stop "
-                "checking; rebuilding")
-        elapsed = time.perf_counter() - start
-        start = time.perf_counter()
-        bad, examples = recheck(indexer, red, black, subs, capture_resets=resets,
-                                capture_limit=limit, threads=threads, rules=rules)
-        check_time = time.perf_counter() - start
-        if bad:
-            raise BuildError(f"{name} {metric}: {bad} values fail the re-check, e.g. "
-                             f"{examples[:3]} (side, index, stored, expected)")
-        rate = indexer.size * 2 * passes / elapsed / threads if elapsed > 0 else 0.0
-        log(f"{name} {metric}: {passes} passes in {elapsed:.2f} s "
-            f"({rate / 1e6:.1f} M positions/s per thread per pass), re-check {check_time:.2f} s")
-        info[f"{metric}_passes"] = passes
-        info[f"{metric}_seconds"] = round(elapsed, 3)
-        info[f"{metric}_recheck_seconds"] = round(check_time, 3)
-        if metric == "dtm":
-            start = time.perf_counter()
-            chase, marked = chase_marks(material, indexer, red, black, subs, threads)
-            info["chase_marked_positions"] = marked
-            info["chase_marks_seconds"] = round(time.perf_counter() - start, 3)
-            if marked:
-                log(f"{name}: {marked:,} drawn positions could change under the chase rule")
+        else:
+            saved = _load_checkpoint(directory, name, indexer.size, metric) \
+                if keep_checkpoints else None
+            if saved is not None:
+                red, black, metric_info, bitmaps = saved
+                log(f"{name} {metric}: resumed from {checkpoint_path(directory, name, metric)}")
+            else:
+                red, black, metric_info, bitmaps = _build_metric(
+                    material, indexer, directory, metric, threads, rules, hints, log, progress)
+                if keep_checkpoints:
+                    _save_checkpoint(directory, name, indexer.size, metric, red, black,
+                                     metric_info, bitmaps)
+            if metric == "dtm":
+                rules, chase = bitmaps[:4], bitmaps[4:]
+            info.update({k: v for k, v in metric_info.items() if k != "checkpoint_of"})
         for side, values in (("red", red), ("black", black)):
             summarise_metric(metric, side, values, counts)
             writer.add(f"{metric}/{side}", values)
@@ -323,17 +341,77 @@ def _build_one(material: Material, indexer: Indexer, directory: Path, threads: i
             hints = _zeroed_bitmaps(indexer.size)          # draw red, draw black, loss red, loss black
             outcome_bitmaps(red, hints[0], hints[2])
             outcome_bitmaps(black, hints[1], hints[3])
-        del subs, loaded
         if metric != "dtc" or not dtc60_is_dtc:
             del red, black
     for side, marks in zip(("red", "black"), chase):
         counts[side]["chase_marked"] = sum(bin(word).count("1") for word in marks)
-    info["perpetual_check_rounds"] = rounds
     info["perpetual_check_positions"] = sum(bin(w).count("1") for w in rules[0]) + \
         sum(bin(w).count("1") for w in rules[1])
     for array_name, bits in zip(RULE_ARRAYS + CHASE_ARRAYS, rules + chase):
         writer.add(array_name, _bitmap_to_u16(bits))
     return counts, info
+
+
+def _build_metric(material: Material, indexer: Indexer, directory: Path, metric: str,
+                  threads: int, rules: list[array.array], hints: list[array.array] | None,
+                  log: Callable[[str], None],
+                  progress: Callable[[str, int, int], None] | None) -> tuple:
+    """One metric by retrograde analysis and its re-check: (red, black, info, bitmaps), the
+    bitmaps being, for DTM, the perpetual-check sets it settled (``rules``, filled in place)
+    and the chase marks."""
+    name = str(material)
+    loaded = _load_sub_tables(material, directory, (metric,))
+    subs = _sub_specs(material, loaded, metric)
+    resets, limit = METRIC_RULES[metric]
+    apply_rule = material.has_attackers()
+    info: dict = {}
+    bitmaps: list[array.array] = []
+
+    def report(n: int, found: int) -> None:
+        if progress is not None:
+            progress(f"{name} {metric}", n, found)
+
+    start = time.perf_counter()
+    passes = rounds = 0
+    while True:
+        red = zeroed_codes(indexer.size)
+        black = zeroed_codes(indexer.size)
+        passes += retrograde(indexer, red, black, subs, capture_resets=resets,
+                             capture_limit=limit, threads=threads, progress=report,
+                             rules=rules, hints=hints)
+        # The perpetual-check rule is settled on DTM; the other metrics reuse its sets.
+        if metric != "dtm" or not apply_rule:
+            break
+        found = perpetual_check_sets(indexer, red, black, subs, *rules, threads=threads)
+        if not found:
+            break
+        rounds += 1
+        log(f"{name}: perpetual-check round {rounds}: {found:,} positions must stop "
+            "checking; rebuilding")
+    elapsed = time.perf_counter() - start
+    start = time.perf_counter()
+    bad, examples = recheck(indexer, red, black, subs, capture_resets=resets,
+                            capture_limit=limit, threads=threads, rules=rules)
+    check_time = time.perf_counter() - start
+    if bad:
+        raise BuildError(f"{name} {metric}: {bad} values fail the re-check, e.g. "
+                         f"{examples[:3]} (side, index, stored, expected)")
+    rate = indexer.size * 2 * passes / elapsed / threads if elapsed > 0 else 0.0
+    log(f"{name} {metric}: {passes} passes in {elapsed:.2f} s "
+        f"({rate / 1e6:.1f} M positions/s per thread per pass), re-check {check_time:.2f} s")
+    info[f"{metric}_passes"] = passes
+    info[f"{metric}_seconds"] = round(elapsed, 3)
+    info[f"{metric}_recheck_seconds"] = round(check_time, 3)
+    if metric == "dtm":
+        info["perpetual_check_rounds"] = rounds
+        start = time.perf_counter()
+        chase, marked = chase_marks(material, indexer, red, black, subs, threads)
+        info["chase_marked_positions"] = marked
+        info["chase_marks_seconds"] = round(time.perf_counter() - start, 3)
+        if marked:
+            log(f"{name}: {marked:,} drawn positions could change under the chase rule")
+        bitmaps = rules + chase
+    return red, black, info, bitmaps
 
 
 def verify_file(material: str, directory: Path | str, threads: int = 1) -> dict[str, int]:

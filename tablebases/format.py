@@ -108,10 +108,10 @@ def remove_stale_scratch(directory: Path) -> list[Path]:
     """Delete the temporary files of writers whose process is gone (a build killed before it
     could clean up); those of running builds stay.  Returns what was removed."""
     removed = []
-    for scratch in list(directory.glob(f"*{SUFFIX}.*.blocks")) + \
-            list(directory.glob(f"*{SUFFIX}.*.tmp")):
-        parts = scratch.name[len(scratch.name.split(SUFFIX)[0] + SUFFIX) + 1:].split(".")
-        if not parts[0].isdigit() or _process_alive(int(parts[0])):
+    for scratch in list(directory.glob(f"*{SUFFIX}*.blocks")) + \
+            list(directory.glob(f"*{SUFFIX}*.tmp")):
+        parts = scratch.name.rsplit(".", 3)      # target . pid . random . blocks|tmp
+        if len(parts) < 4 or not parts[1].isdigit() or _process_alive(int(parts[1])):
             continue
         try:
             scratch.unlink()

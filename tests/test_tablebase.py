@@ -597,3 +597,44 @@ def test_stats_stored_in_the_header_match_the_arrays(table_dir):
     assert tablebase.probe_dtm(board) == red.longest_win_plies == max(red.dtm_histogram)
     assert tablebase.probe_dtc(Board(red.longest_conversion_fen)) == red.longest_conversion_plies
     tablebase.close()
+
+
+def test_an_interrupted_build_resumes_from_its_finished_metrics(tmp_path, monkeypatch):
+    """A large build keeps each re-checked metric; killed during DTC, the next run takes DTM
+    from the checkpoint and the table equals an uninterrupted build (KRKN: the DTM phase
+    also settles the perpetual-check sets and chase marks, which must come back too)."""
+    import tablebases.build as build_module
+
+    monkeypatch.setattr(build_module, "CHECKPOINT_SIZE", 1)
+    build(["KRKN"], tmp_path / "plain", log=lambda line: None)
+    real = build_module._build_metric
+    calls = []
+    interrupt = [True]
+
+    def interrupted(material, indexer, directory, metric, *args):
+        calls.append((str(material), metric))
+        if (str(material), metric) == ("KRKN", "dtc") and interrupt:
+            interrupt.clear()               # the first time only: a build killed in DTC
+            raise KeyboardInterrupt
+        return real(material, indexer, directory, metric, *args)
+
+    monkeypatch.setattr(build_module, "_build_metric", interrupted)
+    resumed = tmp_path / "resumed"
+    with pytest.raises(KeyboardInterrupt):
+        build(["KRKN"], resumed, log=lambda line: None)
+    assert not table_path(resumed, "KRKN").exists()
+    assert build_module.checkpoint_path(resumed, "KRKN", "dtm").exists()
+    assert not list(resumed.glob("*.blocks")) and not list(resumed.glob("*.tmp"))
+    lines = []
+    calls.clear()
+    build(["KRKN"], resumed, log=lines.append)
+    assert ("KRKN", "dtm") not in calls and ("KRKN", "dtc") in calls
+    assert any("KRKN dtm: resumed from" in line for line in lines)
+    assert not list(resumed.glob("*-partial"))
+    ours = TableFile(table_path(resumed, "KRKN"))
+    theirs = TableFile(table_path(tmp_path / "plain", "KRKN"))
+    for name in theirs.header.blocks:
+        assert ours.load_array(name) == theirs.load_array(name), name
+    assert ours.header.counts == theirs.header.counts
+    ours.close(), theirs.close()
+    assert verify_file("KRKN", resumed) == {"dtm": 0, "chase marks": 0, "dtc": 0, "dtc60": 0}
