@@ -131,9 +131,11 @@ cdef inline bint forbidden(Context* c, BoardState* s, int stm, int64_t sidx) noe
 
 
 cdef inline int successor_code(Context* c, BoardState* s, int stm, int64_t idx, int move,
-                               bint restricted) noexcept nogil:
+                               bint restricted, bint incremental=False) noexcept nogil:
     """The code of the position after ``move`` from decoded ``idx`` (a sub-table's for a
-    capture), or FORBIDDEN for a perpetual check the side may no longer play."""
+    capture), or FORBIDDEN for a perpetual check the side may no longer play.
+    ``incremental``: index moves of Red's defenders incrementally too (the builder's passes;
+    the re-check keeps the plain path)."""
     cdef int captured = s.squares[xq_move_to(move)]
     cdef int code
     cdef int64_t sidx
@@ -141,7 +143,7 @@ cdef inline int successor_code(Context* c, BoardState* s, int stm, int64_t idx, 
     if captured != EMPTY:
         code = sub_code(c, s, captured)
     else:
-        sidx = moved_index(c, s, idx, move)
+        sidx = moved_index(c, s, idx, move, incremental)
         if restricted and forbidden(c, s, stm, sidx):
             code = FORBIDDEN
         else:
@@ -281,20 +283,9 @@ cdef inline int candidate_move(Context* c, BoardState* s, int stm, int64_t idx, 
     opponent (``longest`` updated) or is not a move (illegal or a forbidden check), 0 if it
     keeps the candidate from being lost now."""
     cdef int captured = s.squares[xq_move_to(move)]
-    cdef int code, plies, d
-    cdef int64_t sidx
+    cdef int code = successor_code(c, s, stm, idx, move, restricted, True)
+    cdef int plies, d
     cdef bint illegal
-    # successor_code, with the builder's incremental index
-    bs_make(s, move)
-    if captured != EMPTY:
-        code = sub_code(c, s, captured)
-    else:
-        sidx = moved_index(c, s, idx, move, True)
-        if restricted and forbidden(c, s, stm, sidx):
-            code = FORBIDDEN
-        else:
-            code = c.values[stm ^ 1][sidx] if sidx >= 0 else ILLEGAL
-    bs_unmake(s)
     if code == FORBIDDEN:
         return 1
     if code == ILLEGAL:

@@ -385,6 +385,8 @@ cdef bint bs_king_attacked(BoardState* s, int side) noexcept nogil:
     return False
 
 cdef bint king_attacked_along_rays(BoardState* s, int side) noexcept nogil:
+    # bs_king_attacked_by with every piece type, without its type tests: calling that instead
+    # makes perft 5 from the start position 10% slower.
     cdef int k = s.king_square[side]
     cdef int enemy = (side ^ 1) << 3
     cdef int i, d, sq, p
