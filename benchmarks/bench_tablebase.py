@@ -6,11 +6,18 @@ Usage:
     python benchmarks/bench_tablebase.py --set named     # KRKR, KRNKAABB, KCPABKAABB
     python benchmarks/bench_tablebase.py KRKAABB ...     # any materials
 Options: --threads N (default: all cores), --dir DIR (default: a temporary directory).
-Each line: material, positions (both sides to move), build seconds (all three metrics and
-their re-checks), M positions/s/thread/pass, the peak memory of that table's build (each
-table is built in a process of its own), the memory its largest arrays need (one metric of
-the table and of its direct sub-tables, both sides to move, as the builder holds them), and
-the verdict figures that `xqstudio tb stats` prints.
+Each line: material, positions (both sides to move), build seconds (wall clock: all three
+metrics, their re-checks and the file), the build's CPU seconds (all threads), M
+positions/s/thread/pass, the peak memory of that table's build (each table is built in a
+process of its own), the memory its largest arrays need (one metric of the table and of its
+direct sub-tables, both sides to move, as the builder holds them), and the verdict figures
+that `xqstudio tb stats` prints.
+
+The rate is index entries (both sides) times retrograde passes, over the CPU seconds of the
+metrics' builds.  Those seconds include the first sweep, which evaluates every position from
+its captures and is not counted as a pass, and the perpetual-check search; not the
+re-checks.  CPU time rather than wall-clock time, so that a figure taken while other work
+shares the cores still says what a thread does.
 """
 from __future__ import annotations
 
@@ -38,16 +45,26 @@ def single_attacker_set() -> list[str]:
             for theirs in guards]
 
 
-def result_line(name: str, info: dict, elapsed: float, peak_mib: float) -> str:
+def pass_rate(info: dict) -> float:
+    """M index entries per CPU second per pass (wall-clock seconds times threads for metrics
+    resumed from a checkpoint of a builder that did not record CPU time)."""
+    counts = info["counts"]
+    entries = 2 * sum(counts["red"][k] for k in ("wins", "draws", "losses", "illegal"))
+    metrics = ("dtm", "dtc", "dtc60")
+    passes = sum(info[f"{m}_passes"] for m in metrics)
+    seconds = sum(info.get(f"{m}_cpu_seconds", info[f"{m}_seconds"] * info["threads"])
+                  for m in metrics)
+    return entries * passes / seconds / 1e6 if seconds else 0.0
+
+
+def result_line(name: str, info: dict, elapsed: float, cpu: float, peak_mib: float) -> str:
     """One table's figures: positions, seconds, rate, peak memory and its verdict."""
     counts = info["counts"]
     positions = sum(counts[s][k] for s in ("red", "black") for k in ("wins", "draws", "losses"))
-    seconds = sum(info[f"{m}_seconds"] for m in ("dtm", "dtc", "dtc60"))
-    passes = sum(info[f"{m}_passes"] for m in ("dtm", "dtc", "dtc60"))
-    entries = 2 * sum(counts["red"][k] for k in ("wins", "draws", "losses", "illegal"))
-    rate = entries * passes / seconds / info["threads"] / 1e6 if seconds else 0.0
+    rate = pass_rate(info)
     red = counts["red"]
-    return (f"{name:<14} {positions:>14,} {elapsed:>9.2f} {rate:>17.1f} {peak_mib:>9.0f} "
+    return (f"{name:<14} {positions:>14,} {elapsed:>9.2f} {cpu:>9.2f} {rate:>17.1f} "
+            f"{peak_mib:>9.0f} "
             f"{arrays_mib(name):>10.1f}  {red['wins']:,}/{red['draws']:,}/{red['losses']:,}, "
             f"DTM {red['longest_dtm_plies']} plies, DTC {red['longest_dtc_plies']} plies, "
             f"cursed {red['cursed_wins']:,}")
@@ -61,9 +78,11 @@ def arrays_mib(name: str) -> float:
     return sum(sizes) * 2 * 2 / 2**20
 
 
-def build_in_child(material: str, directory: Path, threads: int) -> tuple[dict, float, float]:
+def build_in_child(material: str, directory: Path,
+                   threads: int) -> tuple[dict, float, float, float]:
     """Build ``material`` (its sub-tables exist) in a forked process, so that the peak memory
-    is that build's alone.  Returns (summary, seconds, peak MiB)."""
+    and the CPU time are that build's alone.  Returns (summary, seconds, CPU seconds, peak
+    MiB)."""
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:                     # the child: build, report through the pipe, leave
@@ -84,7 +103,8 @@ def build_in_child(material: str, directory: Path, threads: int) -> tuple[dict, 
     payload = json.loads(text) if text else {"error": f"build process ended with status {status}"}
     if "error" in payload:
         raise RuntimeError(f"{material}: {payload['error']}")
-    return payload["summary"], payload["elapsed"], usage.ru_maxrss / 1024
+    return (payload["summary"], payload["elapsed"], usage.ru_utime + usage.ru_stime,
+            usage.ru_maxrss / 1024)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -98,16 +118,18 @@ def main(argv: list[str] | None = None) -> None:
                                    "named": NAMED, None: QUICK}[args.set]
     directory = args.dir or Path(tempfile.mkdtemp(prefix="xqtb-bench-"))
     print(f"tables in {directory}, {args.threads} threads")
-    print(f"{'material':<14} {'positions':>14} {'seconds':>9} {'M pos/s/thr/pass':>17} "
+    print(f"{'material':<14} {'positions':>14} {'seconds':>9} {'CPU s':>9} "
+          f"{'M pos/s/thr/pass':>17} "
           f"{'peak MiB':>9} {'arrays MiB':>9}  verdict (Red to move: wins/draws/losses, "
           "longest DTM, DTC)")
     total_start = time.perf_counter()
     for requested in materials:
         # Table by table, so each line appears (and each file stays) as soon as it is built.
         for material in Material.parse(requested).build_order():
-            summary, elapsed, peak = build_in_child(str(material), directory, args.threads)
+            summary, elapsed, cpu, peak = build_in_child(str(material), directory,
+                                                         args.threads)
             for name, info in summary.items():
-                print(result_line(name, info, elapsed, peak), flush=True)
+                print(result_line(name, info, elapsed, cpu, peak), flush=True)
     print(f"total {time.perf_counter() - total_start:.1f} s", file=sys.stderr)
 
 

@@ -675,6 +675,10 @@ cdef inline int capture_code(Context* c, BoardState* s, int move, int captured) 
     return code
 
 
+# The three scans below walk pseudo-legal moves: a move that leaves the mover's king attacked
+# leads to an ILLEGAL code (in this table or a sub-table), never to a draw or into a set of
+# drawn positions, so only the moves that matter need a legality or check test.
+
 cdef bint only_checks_keep_draw(Context* c, BoardState* s, int stm, int64_t idx) noexcept nogil:
     cdef int moves[MAX_MOVES]
     cdef int count, i, captured, code, drawing = 0
@@ -682,7 +686,7 @@ cdef bint only_checks_keep_draw(Context* c, BoardState* s, int stm, int64_t idx)
     cdef bint check
     if decode(c, s, stm, idx) < 0:
         return False
-    count = bs_legal_moves(s, moves)
+    count = bs_pseudo_moves(s, moves)
     for i in range(count):
         captured = s.squares[xq_move_to(moves[i])]
         if captured != EMPTY:
@@ -691,8 +695,8 @@ cdef bint only_checks_keep_draw(Context* c, BoardState* s, int stm, int64_t idx)
             continue
         bs_make(s, moves[i])
         sidx = moved_index(c, s, idx, moves[i])
-        check = bs_king_attacked(s, stm ^ 1)
         code = c.values[stm ^ 1][sidx] if sidx >= 0 else ILLEGAL
+        check = code == 0 and bs_king_attacked(s, stm ^ 1)
         bs_unmake(s)
         if code == 0:
             if not check:
@@ -709,16 +713,15 @@ cdef bint answers_quietly_into(Context* c, BoardState* s, int stm, int64_t idx,
     cdef int64_t sidx
     if decode(c, s, stm, idx) < 0:
         return False
-    count = bs_legal_moves(s, moves)
+    count = bs_pseudo_moves(s, moves)
     for i in range(count):
         if s.squares[xq_move_to(moves[i])] != EMPTY:
             continue
         bs_make(s, moves[i])
-        if not bs_king_attacked(s, stm ^ 1):
-            sidx = moved_index(c, s, idx, moves[i])
-            if sidx >= 0 and tb_bit(checker_set, sidx):
-                bs_unmake(s)
-                return True
+        sidx = moved_index(c, s, idx, moves[i])
+        if sidx >= 0 and tb_bit(checker_set, sidx) and not bs_king_attacked(s, stm ^ 1):
+            bs_unmake(s)
+            return True
         bs_unmake(s)
     return False
 
@@ -731,7 +734,7 @@ cdef bint drawing_checks_trapped(Context* c, BoardState* s, int stm, int64_t idx
     cdef int64_t sidx
     if decode(c, s, stm, idx) < 0:
         return False
-    count = bs_legal_moves(s, moves)
+    count = bs_pseudo_moves(s, moves)
     for i in range(count):
         if s.squares[xq_move_to(moves[i])] != EMPTY:
             continue                    # captures never draw here (see only_checks_keep_draw)
@@ -841,13 +844,18 @@ cdef bint can_capture_material(BoardState* s, int mover) noexcept nogil:
     """``mover`` to move: has it a capture of material by a piece other than its king?"""
     cdef int moves[MAX_MOVES]
     cdef int count, i, victim, to
-    count = bs_legal_moves(s, moves)
+    cdef bint legal
+    count = bs_pseudo_moves(s, moves)
     for i in range(count):
         to = xq_move_to(moves[i])
         victim = s.squares[to]
         if victim != EMPTY and (victim & 7) != KING and not pawn_at_home(victim, to) \
                 and (s.squares[xq_move_from(moves[i])] & 7) != KING:
-            return True
+            bs_make(s, moves[i])
+            legal = not bs_king_attacked(s, mover)
+            bs_unmake(s)
+            if legal:
+                return True
     return False
 
 
@@ -858,12 +866,12 @@ cdef bint wins_material_by_check(BoardState* s, int mover) noexcept nogil:
     cdef int replies[MAX_MOVES]
     cdef int count, i, n, j
     cdef bint every
-    count = bs_legal_moves(s, moves)
+    count = bs_pseudo_moves(s, moves)
     for i in range(count):
         if s.squares[xq_move_to(moves[i])] != EMPTY:
             continue                # a capturing check is counted as a capture already
         bs_make(s, moves[i])
-        if bs_king_attacked(s, mover ^ 1):
+        if bs_king_attacked(s, mover ^ 1) and not bs_king_attacked(s, mover):
             n = bs_legal_moves(s, replies)
             every = n > 0
             for j in range(n):
@@ -899,7 +907,9 @@ cdef bint holds_without_attacking(Context* c, BoardState* s, int stm, int64_t id
     cdef bint ok
     if decode(c, s, stm, idx) < 0:
         return False
-    count = bs_legal_moves(s, moves)
+    # Pseudo-legal moves, as in the perpetual-check scans: an illegal move never reaches a
+    # drawn position.  The cheap tests first; the threat search only for moves that stay.
+    count = bs_pseudo_moves(s, moves)
     for i in range(count):
         captured = s.squares[xq_move_to(moves[i])]
         if captured != EMPTY:
@@ -907,10 +917,9 @@ cdef bint holds_without_attacking(Context* c, BoardState* s, int stm, int64_t id
                 return True
             continue
         bs_make(s, moves[i])
-        ok = False
-        if not bs_king_attacked(s, stm ^ 1) and not threatens_material(s, stm):
-            sidx = moved_index(c, s, idx, moves[i])
-            ok = sidx >= 0 and tb_bit(next_set, sidx)
+        sidx = moved_index(c, s, idx, moves[i])
+        ok = sidx >= 0 and tb_bit(next_set, sidx) and not bs_king_attacked(s, stm ^ 1) \
+            and not threatens_material(s, stm)
         bs_unmake(s)
         if ok:
             return True

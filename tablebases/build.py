@@ -318,7 +318,8 @@ def _build_one(material: Material, indexer: Indexer, directory: Path, threads: i
         if metric == "dtc60" and dtc60_is_dtc:
             # Same sub-table codes, none beyond the limit: the build would repeat DTC's.
             log(f"{name} dtc60: no conversion below reaches the natural limit; DTC60 is DTC")
-            info.update(dtc60_passes=0, dtc60_seconds=0.0, dtc60_recheck_seconds=0.0)
+            info.update(dtc60_passes=0, dtc60_seconds=0.0, dtc60_cpu_seconds=0.0,
+                        dtc60_recheck_seconds=0.0)
         else:
             saved = _load_checkpoint(directory, name, indexer.size, metric) \
                 if keep_checkpoints else None
@@ -372,6 +373,7 @@ def _build_metric(material: Material, indexer: Indexer, directory: Path, metric:
             progress(f"{name} {metric}", n, found)
 
     start = time.perf_counter()
+    cpu_start = time.process_time()     # every thread's: the per-thread rate on a busy machine
     passes = rounds = 0
     while True:
         red = zeroed_codes(indexer.size)
@@ -389,6 +391,7 @@ def _build_metric(material: Material, indexer: Indexer, directory: Path, metric:
         log(f"{name}: perpetual-check round {rounds}: {found:,} positions must stop "
             "checking; rebuilding")
     elapsed = time.perf_counter() - start
+    cpu_seconds = time.process_time() - cpu_start
     start = time.perf_counter()
     bad, examples = recheck(indexer, red, black, subs, capture_resets=resets,
                             capture_limit=limit, threads=threads, rules=rules)
@@ -401,6 +404,7 @@ def _build_metric(material: Material, indexer: Indexer, directory: Path, metric:
         f"({rate / 1e6:.1f} M positions/s per thread per pass), re-check {check_time:.2f} s")
     info[f"{metric}_passes"] = passes
     info[f"{metric}_seconds"] = round(elapsed, 3)
+    info[f"{metric}_cpu_seconds"] = round(cpu_seconds, 3)
     info[f"{metric}_recheck_seconds"] = round(check_time, 3)
     if metric == "dtm":
         info["perpetual_check_rounds"] = rounds
