@@ -102,16 +102,6 @@ cdef inline int conversion_distance(Context* c, int plies) noexcept nogil:
     return (plies & 1) if c.capture_resets else plies
 
 
-cdef inline int load(Context* c, BoardState* s, int stm, int64_t idx) noexcept nogil:
-    """Set up position ``idx`` with ``stm`` to move; -1 if it is not a legal position."""
-    if ix_decode(c.ix, idx, s) < 0:
-        return -1
-    s.turn = stm
-    if bs_king_attacked(s, stm ^ 1):
-        return -1
-    return 0
-
-
 cdef inline int decode(Context* c, BoardState* s, int stm, int64_t idx) noexcept nogil:
     """Set up ``idx``, known to be a legal position (its stored code is not ILLEGAL)."""
     if ix_decode(c.ix, idx, s) < 0:
@@ -160,21 +150,36 @@ cdef inline bint leaves_king_safe(Context* c, BoardState* s, int stm, int move) 
     return safe
 
 
+cdef void init_entry(Context* c, BoardState* s, int64_t idx) noexcept nogil:
+    """Both sides' codes of ``idx`` from its captures alone, on one decoding of the board."""
+    cdef int stm
+    cdef bint needed[2]
+    for stm in range(2):
+        needed[stm] = c.draw_hint[stm] == NULL or not tb_bit(c.draw_hint[stm], idx)
+        if not needed[stm]:
+            c.values[stm][idx] = 0      # a draw by DTM is a draw by every metric
+    if not (needed[0] or needed[1]):
+        return
+    if ix_decode(c.ix, idx, s) < 0:     # two pieces on one point
+        for stm in range(2):
+            if needed[stm]:
+                c.values[stm][idx] = ILLEGAL
+        return
+    for stm in range(2):
+        if needed[stm]:
+            init_position(c, s, stm, idx)
+
+
 cdef void init_position(Context* c, BoardState* s, int stm, int64_t idx) noexcept nogil:
-    """Code of ``idx`` from its captures alone.  Works on pseudo-legal moves: an illegal
-    capture lands on an ILLEGAL sub-table entry, so legality is tested only there and for
-    quiet moves until one legal, allowed quiet move is found (all the code needs to know)."""
+    """Code of ``idx`` (decoded on ``s``) from its captures alone.  Works on pseudo-legal
+    moves: an illegal capture lands on an ILLEGAL sub-table entry, so legality is tested only
+    there and for quiet moves until one legal, allowed quiet move is found (all the code needs
+    to know).  Leaves ``s`` as it found it, but for the side to move."""
     cdef int moves[MAX_MOVES]
     cdef int n, i, captured, code, plies, d
     cdef int best_win = BIG, worst_loss = -1, captures = 0
     cdef bint escape = False, quiet = False, restricted
-    if c.draw_hint[stm] != NULL and tb_bit(c.draw_hint[stm], idx):
-        c.values[stm][idx] = 0          # a draw by DTM is a draw by every metric
-        return
-    # load(), with the attack tests cut down to the material's piece types.
-    if ix_decode(c.ix, idx, s) < 0:
-        c.values[stm][idx] = ILLEGAL
-        return
+    # The position's legality, with the attack test cut down to the material's piece types.
     s.turn = stm
     if bs_king_attacked_by(s, stm ^ 1, c.kinds[stm]):
         c.values[stm][idx] = ILLEGAL
@@ -475,10 +480,10 @@ def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_va
     for t in range(threads):
         bs_init(&states[t])
     try:
+        for idx in prange(size, nogil=True, num_threads=threads, schedule="dynamic",
+                          chunksize=1024):
+            init_entry(&c, &states[threadid()], idx)
         for stm in range(2):
-            for idx in prange(size, nogil=True, num_threads=threads, schedule="dynamic",
-                              chunksize=1024):
-                init_position(&c, &states[threadid()], stm, idx)
             for idx in prange(size, nogil=True, num_threads=threads, schedule="static"):
                 if c.values[stm][idx] == 1:
                     tb_set_bit(frontier[stm], idx)
@@ -540,12 +545,33 @@ def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_va
 
 cdef int expected_code(Context* c, BoardState* s, int stm, int64_t idx) noexcept nogil:
     """The code ``idx`` must have, computed from its successors' stored codes alone."""
+    if ix_decode(c.ix, idx, s) < 0:
+        return ILLEGAL
+    return expected_code_decoded(c, s, stm, idx)
+
+
+cdef int mismatches_at(Context* c, BoardState* s, int64_t idx) noexcept nogil:
+    """How many of ``idx``'s two stored codes differ from their expected codes (one
+    decoding of the board for both sides)."""
+    cdef int stm, bad = 0
+    if ix_decode(c.ix, idx, s) < 0:
+        return (c.values[0][idx] != ILLEGAL) + (c.values[1][idx] != ILLEGAL)
+    for stm in range(2):
+        if expected_code_decoded(c, s, stm, idx) != c.values[stm][idx]:
+            bad += 1
+    return bad
+
+
+cdef int expected_code_decoded(Context* c, BoardState* s, int stm, int64_t idx) noexcept nogil:
+    """expected_code() on the board of ``idx`` already set up on ``s`` (left as found, but
+    for the side to move)."""
     cdef int moves[MAX_MOVES]
     cdef int count, i, captured, code, plies, d
     cdef int best_win = BIG, longest_loss = -1, allowed = 0
     cdef bint draw = False, restricted
     cdef int64_t sidx
-    if load(c, s, stm, idx) < 0:
+    s.turn = stm
+    if bs_king_attacked(s, stm ^ 1):
         return ILLEGAL
     count = bs_legal_moves(s, moves)
     if count == 0:
@@ -598,12 +624,10 @@ def recheck(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_value
         bs_init(&states[t])
     mismatches = []
     try:
+        for idx in prange(size, nogil=True, num_threads=threads, schedule="dynamic",
+                          chunksize=1024):
+            bad += mismatches_at(&c, &states[threadid()], idx)
         for stm in range(2):
-            for idx in prange(size, nogil=True, num_threads=threads, schedule="dynamic",
-                              chunksize=1024):
-                expected = expected_code(&c, &states[threadid()], stm, idx)
-                if expected != c.values[stm][idx]:
-                    bad += 1
             if bad and len(mismatches) < max_report:
                 for idx in range(size):
                     expected = expected_code(&c, &states[0], stm, idx)

@@ -638,3 +638,38 @@ def test_an_interrupted_build_resumes_from_its_finished_metrics(tmp_path, monkey
     assert ours.header.counts == theirs.header.counts
     ours.close(), theirs.close()
     assert verify_file("KRKN", resumed) == {"dtm": 0, "chase marks": 0, "dtc": 0, "dtc60": 0}
+
+
+def test_recheck_reports_each_altered_code(table_dir):
+    """The re-check decodes each board once for both sides; every altered code must still be
+    reported with its side, index, stored code and the code its successors give: a Red win
+    made a draw, a Black draw made a loss, an illegal entry made a draw."""
+    from tablebases._builder import recheck
+    from tablebases.build import METRIC_RULES, RULE_ARRAYS, _load_sub_tables, _u16_to_bitmap
+
+    material = Material.parse("KRKN")
+    indexer = indexer_for(material)
+    table = TableFile(table_path(table_dir, "KRKN"))
+    rules = [_u16_to_bitmap(table.load_array(n), indexer.size) for n in RULE_ARRAYS]
+    codes = [table.load_codes("dtm", 0), table.load_codes("dtm", 1)]
+    table.close()
+    subs = _sub_specs(material, _load_sub_tables(material, table_dir), "dtm")
+    resets, limit = METRIC_RULES["dtm"]
+
+    def run():
+        return recheck(indexer, codes[0], codes[1], subs, capture_resets=resets,
+                       capture_limit=limit, rules=rules, max_report=10**6)
+
+    assert run() == (0, [])
+    win = next(i for i in range(indexer.size) if codes[0][i] not in (0, ILLEGAL)
+               and codes[0][i] % 2 == 0)
+    draw = next(i for i in range(indexer.size // 2, indexer.size) if codes[1][i] == 0)
+    illegal = next(i for i in range(indexer.size) if codes[1][i] == ILLEGAL)
+    altered = [(0, win, 0), (1, draw, 3), (1, illegal, 0)]
+    originals = [codes[side][index] for side, index, _ in altered]
+    for side, index, code in altered:
+        codes[side][index] = code
+    bad, mismatches = run()
+    for (side, index, code), original in zip(altered, originals):
+        assert (side, index, code, original) in mismatches
+    assert bad == len(mismatches) >= 3
