@@ -418,10 +418,13 @@ def _build_metric(material: Material, indexer: Indexer, directory: Path, metric:
     return red, black, info, bitmaps
 
 
-def verify_file(material: str, directory: Path | str, threads: int = 1) -> dict[str, int]:
+def verify_file(material: str, directory: Path | str, threads: int = 1,
+                examples: list[tuple] | None = None) -> dict[str, int]:
     """Re-derive every stored value of ``material``'s file from its successors.
 
-    Returns the mismatch count per metric (all zero for a sound table)."""
+    Returns the mismatch count per metric (all zero for a sound table).  ``examples``, if
+    given, receives the first mismatches of each metric as (metric, side to move, index,
+    stored code, expected code)."""
     material_obj = Material.parse(material).canonical()
     directory = Path(directory)
     path = table_path(directory, str(material_obj))
@@ -447,10 +450,12 @@ def verify_file(material: str, directory: Path | str, threads: int = 1) -> dict[
     for metric in METRICS:
         subs = _sub_specs(material_obj, loaded, metric)
         resets, limit = METRIC_RULES[metric]
-        bad, _ = recheck(indexer, arrays[f"{metric}/red"], arrays[f"{metric}/black"], subs,
-                         capture_resets=resets, capture_limit=limit, threads=threads,
-                         rules=rules)
+        bad, first = recheck(indexer, arrays[f"{metric}/red"], arrays[f"{metric}/black"],
+                             subs, capture_resets=resets, capture_limit=limit,
+                             threads=threads, rules=rules, max_report=5)
         result[metric] = bad
+        if examples is not None:
+            examples.extend((metric, *mismatch) for mismatch in first)
         if metric == "dtm":
             chase, _ = chase_marks(material_obj, indexer, arrays["dtm/red"], arrays["dtm/black"],
                                    subs, threads)

@@ -7,13 +7,15 @@ import time
 from pathlib import Path
 
 from xiangqi import Board, FenError
+from xiangqi.fen import placement_fen
 
-from .build import BuildError, build, default_threads, verify_file
+from .build import BuildError, build, default_threads, indexer_for, verify_file
 from .format import CorruptTableError, TableFile, table_path
 from .material import Material, MaterialError
 from .paths import default_directory
 from .probe import MissingTableError, describe, open_tablebase
 from .stats import format_histogram, side_name, table_stats
+from .values import code_words
 
 
 class _Progress:
@@ -153,14 +155,28 @@ def cmd_stats(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    examples: list[tuple] = []
     try:
-        result = verify_file(args.material, args.dir, threads=args.threads)
+        result = verify_file(args.material, args.dir, threads=args.threads, examples=examples)
     except (MaterialError, CorruptTableError, FileNotFoundError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     for metric, bad in result.items():
         print(f"{metric}: {'OK' if bad == 0 else f'{bad} mismatches'}")
+        for example in (e for e in examples if e[0] == metric):
+            print(f"  {_mismatch_text(args.material, *example[1:])}")
     return 0 if not any(result.values()) else 1
+
+
+def _mismatch_text(material: str, side: int, index: int, stored: int, expected: int) -> str:
+    """Where a re-check mismatch is (side to move, index, FEN) and what differs."""
+    indexer = indexer_for(Material.parse(material).canonical())
+    placement = indexer.placement(index)
+    turn = "w" if side == 0 else "b"
+    where = f"{placement_fen(placement)} {turn} - - 0 1" if placement is not None else \
+        "(two pieces on one point)"
+    return (f"{side_name(side)} to move, index {index:,}: {where}: stored "
+            f"{code_words(stored)}, its moves give {code_words(expected)}")
 
 
 def cmd_list(args: argparse.Namespace) -> int:

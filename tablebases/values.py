@@ -26,6 +26,24 @@ RULES = {
 }
 
 
+def code_words(code: int) -> str:
+    """A stored or expected code in words, for reports.
+
+    >>> code_words(0), code_words(1), code_words(2), code_words(5), code_words(ILLEGAL)
+    ('draw', 'mated now', 'win in 1 ply', 'loss in 4 plies', 'not a legal position')
+    """
+    if code == ILLEGAL:
+        return "not a legal position"
+    if code < 0:
+        return "a legal move reaches an entry stored as not a legal position"
+    wdl, plies = decode(code)
+    if wdl == 0:
+        return "draw"
+    if plies == 0:
+        return "mated now"
+    return f"{'win' if wdl > 0 else 'loss'} in {plies} {'ply' if plies == 1 else 'plies'}"
+
+
 def decode(code: int) -> tuple[int, int | None]:
     """(wdl, plies): wdl 2 win / 0 draw / -2 loss for the side to move; None plies for draws.
 

@@ -8,7 +8,7 @@ import pytest
 from tablebases.format import table_path
 from tablebases.material import Material
 from tui.cli import main
-from xiangqi import Board
+from xiangqi import BLACK, RED, Board
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -82,7 +82,18 @@ def test_verify_passes_and_finds_a_damaged_sub_table(tables, tmp_path, capsys):
         shutil.copy(table_path(tables, str(material)), tmp_path)
     shutil.copy(table_path(tables, "KAK"), table_path(tmp_path, "KNK"))
     status, out, err = run(capsys, "tb", "verify", "KNKA", "--dir", str(tmp_path))
-    assert status == 1 and ("mismatch" in out or "error" in err)
+    assert status == 1 and "dtm: " in out and "mismatches" in out
+    # Each metric names its first mismatches: side to move, index, FEN, stored and expected.
+    examples = [line for line in out.splitlines() if line.startswith("  ")]
+    assert examples
+    for line in examples:
+        where, _, what = line.strip().rpartition(": stored ")
+        side, _, rest = where.partition(" to move, index ")
+        index, _, fen = rest.partition(": ")
+        assert side in ("Red", "Black") and index.replace(",", "").isdigit()
+        board = Board(fen)
+        assert board.turn == (RED if side == "Red" else BLACK)
+        assert ", its moves give " in what
 
 
 def test_list(tables, capsys):
