@@ -703,7 +703,12 @@ cdef inline int capture_code(Context* c, BoardState* s, int move, int captured) 
 # leads to an ILLEGAL code (in this table or a sub-table), never to a draw or into a set of
 # drawn positions, so only the moves that matter need a legality or check test.
 
-cdef bint only_checks_keep_draw(Context* c, BoardState* s, int stm, int64_t idx) noexcept nogil:
+cdef bint only_checks_keep_draw(Context* c, BoardState* s, int stm, int64_t idx,
+                                bint opponent_never_wins) noexcept nogil:
+    """Drawn ``idx``, ``stm`` to move: does every drawing move check (and no capture draw)?
+    ``opponent_never_wins``: no position of the table is won by the opponent to move, so
+    every legal quiet move from this draw leads to a draw, and a legal quiet move that does
+    not check answers the question without reading its code (a cache miss on large tables)."""
     cdef int moves[MAX_MOVES]
     cdef int count, i, captured, code, drawing = 0
     cdef int64_t sidx
@@ -718,6 +723,10 @@ cdef bint only_checks_keep_draw(Context* c, BoardState* s, int stm, int64_t idx)
                 return False            # a capture into a drawn ending breaks any cycle
             continue
         bs_make(s, moves[i])
+        if opponent_never_wins and not bs_king_attacked(s, stm) \
+                and not bs_king_attacked(s, stm ^ 1):
+            bs_unmake(s)
+            return False                # a legal quiet move that keeps the draw, no check
         sidx = moved_index(c, s, idx, moves[i])
         code = c.values[stm ^ 1][sidx] if sidx >= 0 else ILLEGAL
         check = code == 0 and bs_king_attacked(s, stm ^ 1)
@@ -784,6 +793,8 @@ def perpetual_check_sets(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1
     cdef int64_t size = indexer.data.size, idx, w, words = (size + 63) // 64
     cdef int64_t removed, found = 0, candidates
     cdef int checker, victim, t
+    cdef uint16_t code
+    cdef bint opponent_never_wins
     cdef int attacking = (1 << ROOK) | (1 << HORSE) | (1 << CANNON) | (1 << PAWN)
     cdef uint64_t* S = zeroed_bits(words)
     cdef uint64_t* T = zeroed_bits(words)
@@ -805,12 +816,19 @@ def perpetual_check_sets(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1
             victim = checker ^ 1
             if not (c.kinds[checker] & attacking):
                 continue                # kings, advisors and elephants never give check
+            opponent_never_wins = True
+            for idx in range(size):
+                code = c.values[victim][idx]
+                if code != 0 and code != ILLEGAL and (code - 1) % 2 == 1:
+                    opponent_never_wins = False
+                    break
             for w in range(words):
                 S[w] = 0
             for idx in prange(size, nogil=True, num_threads=threads, schedule="dynamic",
                               chunksize=1024):
                 if c.values[checker][idx] == 0 and \
-                        only_checks_keep_draw(&c, &states[threadid()], checker, idx):
+                        only_checks_keep_draw(&c, &states[threadid()], checker, idx,
+                                              opponent_never_wins):
                     tb_set_bit(S, idx)
             candidates = 0
             for w in range(words):
