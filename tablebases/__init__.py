@@ -2,9 +2,10 @@
 
 >>> from tablebases import open_tablebase, MissingTableError
 """
+from ._probe import LeafProber
 from .format import CorruptTableError
 from .material import Material, MaterialError
 from .probe import MissingTableError, TableValue, Tablebase, describe, open_tablebase
 
 __all__ = ["open_tablebase", "Tablebase", "TableValue", "MissingTableError", "CorruptTableError",
-           "Material", "MaterialError", "describe"]
+           "Material", "MaterialError", "describe", "LeafProber"]
