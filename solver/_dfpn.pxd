@@ -1,20 +1,34 @@
-from libc.stdint cimport uint64_t, uint32_t, int32_t, uint8_t
+from libc.stdint cimport uint64_t, uint32_t, int32_t, int16_t, uint16_t, uint8_t
 from xiangqi._core cimport BoardState
+from tablebases._probe cimport LeafProber
+
+cdef enum:
+    # λ order of a search (Thomsen's lambda search): order 1 admits only checks (连照), order
+    # n also the moves after which, were the defender to pass, the attacker would win at order
+    # n - 1.  FULL_WIDTH admits every legal move: only its disproofs mean "no mate".
+    FULL_WIDTH = 255
+    MAX_LAMBDA_ORDER = 8
+    TRACKED_PLIES = 4096     # plies of the line whose "gave check" flags are kept
+    BUCKET_ENTRIES = 4
 
 cdef struct Entry:
-    uint64_t key
+    # 32 bytes: four make a bucket of two cache lines, and every result of one position
+    # (proof, disproof, values per budget) lives in the bucket of its position key.
+    uint64_t key             # the position key, or a variant of it (disproof, budget)
+    uint64_t history         # for tainted results: signature of the line since the last capture
     uint32_t pn
     uint32_t dn
-    uint32_t work            # nodes spent below this entry (replacement priority)
-    int32_t remaining        # attacker moves left when (pn, dn) were computed
-    int32_t length           # proven: attacker moves of the proof found (an upper bound)
-    uint8_t tainted          # result that depended on a repetition in the current path
-    uint64_t history         # for tainted results: signature of the line since the last capture
+    int16_t remaining        # attacker moves left when (pn, dn) were computed
+    int16_t length           # proven: attacker moves of the proof found (an upper bound)
+    uint16_t best            # proven OR node: the move of the proof found (0: none recorded)
+    uint8_t order            # λ order the result was computed at (disproofs hold up to it)
+    uint8_t flags            # bit 0: tainted (depends on a repetition in the line); bits 1-7:
+                             # bit length of the nodes spent below (replacement priority)
 
 cdef class Search:
     cdef BoardState state
     cdef Entry* table
-    cdef uint64_t table_mask
+    cdef uint64_t bucket_mask            # buckets of BUCKET_ENTRIES entries
     cdef public int checks_only
     cdef int attacker
     cdef public long long nodes
@@ -22,14 +36,26 @@ cdef class Search:
     cdef public double deadline          # seconds since the epoch; 0 for none
     cdef public int stopped              # 1: a limit was reached or cancel() was called
     cdef public object tablebase_probe   # callable(codes: bytes, turn) -> code, or None
+    cdef public LeafProber leaf_prober   # tables answered at C level, or None
     cdef public int tablebase_max_pieces
+    cdef public long long tb_leaves      # leaves a tablebase answered
     cdef public object progress
     cdef public long long progress_every
+    cdef public double progress_interval # seconds between progress calls (Ctrl-C latency)
+    cdef double last_progress
     cdef long long stored
     cdef public int perpetual_check_rule     # 长将 by the defender loses (棋例 26.1)
     cdef public object repetition_judge      # callable(codes, turn, moves) -> loser or -1
     cdef public long long judge_calls
-    cdef uint8_t check_after[4096]           # per ply of the line: the move gave check
+    cdef public int order                    # λ order of the running root search
+    cdef public long long threat_nodes       # node budget of an order-1 threat test
+    cdef public int tempo_frontier           # λ orders > 1 try every move with this few left
+    cdef public long long threat_tests
+    cdef public long long threat_nodes_spent
+    cdef long long local_limit               # node count at which a threat test gives up
+    cdef uint64_t* threat_failed             # keys of inconclusive threat tests
+    cdef uint64_t threat_mask
+    cdef uint8_t check_after[TRACKED_PLIES]  # per ply of the line: the move gave check
 
     cdef void note_check(self) noexcept
     cdef bint defender_must_deviate(self) noexcept
@@ -37,16 +63,20 @@ cdef class Search:
     cdef int judge_repetition(self)
 
     cdef uint64_t history_signature(self) noexcept
-    cdef Entry* probe(self, uint64_t key) noexcept
-    cdef void lookup(self, uint64_t key, int remaining, uint32_t* pn, uint32_t* dn,
+    cdef Entry* bucket(self, uint64_t home) noexcept
+    cdef Entry* probe(self, uint64_t key, uint64_t home) noexcept
+    cdef void lookup(self, uint64_t key, int remaining, int order, uint32_t* pn, uint32_t* dn,
                      bint* tainted) noexcept
-    cdef void store(self, uint64_t key, int remaining, uint32_t pn, uint32_t dn, int length,
-                    bint tainted, uint32_t work) noexcept
-    cdef int generate(self, bint attacker_to_move, int* moves) noexcept
+    cdef void store(self, uint64_t key, int remaining, int order, uint32_t pn, uint32_t dn,
+                    int length, bint tainted, long long work, int best) noexcept
+    cdef int generate(self, bint attacker_to_move, int remaining, int order, int* moves)
+    cdef int threatens(self, int move, int order, int remaining)
+    cdef int run_threat(self, int order, int remaining)
     cdef int piece_total(self) noexcept
+    cdef int defender_moves(self) noexcept
     cdef int tablebase_code(self)
     cdef bint over_limits(self)
-    cdef void evaluate_new(self, bint or_node, int remaining, uint32_t* pn, uint32_t* dn,
-                           int* length, bint* tainted)
-    cdef void mid(self, bint or_node, int remaining, uint32_t thpn, uint32_t thdn,
+    cdef void evaluate_new(self, bint or_node, int remaining, int order, uint32_t* pn,
+                           uint32_t* dn, int* length, bint* tainted)
+    cdef void mid(self, bint or_node, int remaining, int order, uint32_t thpn, uint32_t thdn,
                   uint32_t* out_pn, uint32_t* out_dn, int* out_length, bint* out_tainted)

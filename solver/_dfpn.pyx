@@ -1,53 +1,92 @@
 # cython: language_level=3
-"""Depth-first proof-number search (df-pn, Nagai 2002) for "the side to move mates".
+"""Depth-first proof-number search (df-pn, Nagai 2002) for "the side to move mates", with
+Thomsen's lambda search inside it (λ-df-pn, Yoshizoe, Kishimoto and Müller 2007).
 
 OR nodes have the attacker to move, AND nodes the defender.  ``remaining`` counts the
 attacker moves still allowed; a node's value depends on it, so the table stores it:
   * a proof records the length of the proof found and answers any query with at least that
-    many moves left;
-  * a disproof answers queries with at most as many moves left as it was computed with;
-  * other (pn, dn) pairs are reused only at the same ``remaining``.
+    many moves left, at every order: a proof is a forced mate, whatever moves it was found
+    among;
+  * a disproof answers queries with at most as many moves left and at most the order it was
+    computed at;
+  * other (pn, dn) pairs are reused only at the same ``remaining`` and order.
+
+λ orders.  Defender nodes are always searched full width, so every proof is a forced mate.
+Attacker nodes of an order-n search admit only some moves: order 1 the checks (连照, what
+the continuous-check stipulation asks); order n > 1 the checks and the quiet moves that
+threaten an order n - 1 win: after the move, were the defender to pass, the attacker would
+win at order n - 1 within the moves left.  A pass is not legal when the defender is in
+check, but every check is admitted at every order without a threat test, so the pass is
+only ever made after a quiet move, with the defender not in check.  A quiet move that
+leaves the defender without a legal move wins at once (困毙, stalemate, is a loss in
+Xiangqi) and is admitted at every order above 1; a zugzwang win that needs a waiting move
+threatening nothing is found only by the full-width order.  Threat tests have a node budget
+(``threat_nodes``, growing with the order); a test that runs out counts as no threat.  So a
+disproof at an order below FULL_WIDTH says only that this order found nothing: it is never
+reported as "no mate".
+
 Repetition: a move that repeats a position of the current line (since the last capture) is
 a failure for the attacker, except that a defender who checked on every move of the cycle
 while the attacker did not is playing one-sided perpetual check (单方面长将), which the rules
 forbid (棋例 26.1): the defender must deviate, so that repetition counts against him.  Such
 results depend on the line that led here (the graph-history interaction), so results built
 on one are marked ``tainted`` and are reused from the table only under the same history.
+The pass of a threat test is a barrier for these scans, like a capture.
 Stalemate (困毙) counts as mate.  Running out of nodes, time or table gives "unknown".
 """
 from libc.stdlib cimport calloc, free
+from libc.string cimport memset
 from libc.stdint cimport uint64_t, uint32_t, int32_t, uint8_t
-from libc.time cimport time as c_time
+from posix.time cimport clock_gettime, timespec, CLOCK_REALTIME
 from xiangqi._core cimport (BaseBoard, BoardState, bs_init, bs_free, bs_copy, bs_make, bs_unmake,
+                            bs_make_null, bs_unmake_null, bs_has_legal_move,
                             bs_legal_moves, bs_king_attacked, bs_repetitions, sq90_of,
-                            bs_may_give_check, bs_gives_check,
+                            sq256_of, bs_may_give_check, bs_gives_check,
                             xq_move_from, xq_move_to, EMPTY, MAX_MOVES)
-
-import time as _time
+from tablebases._builder cimport ILLEGAL
 
 DEF INF = 100_000_000
-DEF TRACKED_PLIES = 4096
 DEF INF_MINUS = 99_999_999
 
 PROVEN = "proven"
 DISPROVEN = "disproven"
 UNKNOWN = "unknown"
+FULL = FULL_WIDTH
+MAX_ORDER = MAX_LAMBDA_ORDER
 
 
 # Intermediate (pn, dn) pairs are stored under the key mixed with the number of attacker
-# moves left, so one position met with different budgets keeps one entry per budget; final
-# proofs and disproofs use the plain key and answer every budget they cover.
+# moves left and the order, so one position met with different budgets keeps one entry per
+# budget; final proofs and disproofs use the plain key and answer every budget they cover.
 DEF MAX_REMAINING = 1024
 cdef uint64_t REMAINING_KEY[MAX_REMAINING]
+cdef uint64_t ORDER_KEY[256]
+# Proofs, disproofs and intermediate values of one position are kept under different keys,
+# so that a disproof with fewer moves left never evicts the proof that answers more.
+cdef extern from *:
+    """
+    #define XQ_DISPROOF_SALT 0xD15D15D15D15D15DULL
+    #define XQ_THREAT_SALT 0x5BD1E9955BD1E995ULL
+    """
+    const uint64_t DISPROOF_SALT "XQ_DISPROOF_SALT"
+    const uint64_t THREAT_SALT "XQ_THREAT_SALT"
+# Threat tests of a higher order get more nodes: an order-n test runs an order n - 1 search.
+DEF THREAT_GROWTH = 8
+DEF THREAT_CACHE_BITS = 16
 
-cdef void _init_remaining_keys() noexcept:
+cdef uint64_t _mix(uint64_t* z) noexcept:
+    z[0] += 0x9E3779B97F4A7C15ULL
+    return (z[0] ^ (z[0] >> 31)) * 0xBF58476D1CE4E5B9ULL | 1
+
+cdef void _init_keys() noexcept:
     cdef uint64_t z = 0x2545F4914F6CDD1DULL
     cdef int i
     for i in range(MAX_REMAINING):
-        z += 0x9E3779B97F4A7C15ULL
-        REMAINING_KEY[i] = (z ^ (z >> 31)) * 0xBF58476D1CE4E5B9ULL | 1
+        REMAINING_KEY[i] = _mix(&z)
+    for i in range(256):
+        ORDER_KEY[i] = _mix(&z)
 
-_init_remaining_keys()
+_init_keys()
 
 # Threshold growth of 1 + epsilon for the second-best child (Pawlewicz and Lew) avoids the
 # endless re-expansion that the plain "second + 1" rule suffers in long problems.
@@ -55,8 +94,8 @@ DEF EPSILON_NUM = 1
 DEF EPSILON_DEN = 4
 
 
-cdef inline uint64_t budget_key(uint64_t key, int remaining) noexcept nogil:
-    return key ^ REMAINING_KEY[remaining & (MAX_REMAINING - 1)]
+cdef inline uint64_t budget_key(uint64_t key, int remaining, int order) noexcept nogil:
+    return key ^ REMAINING_KEY[remaining & (MAX_REMAINING - 1)] ^ ORDER_KEY[order & 255]
 
 
 cdef inline uint32_t grow(uint32_t second) noexcept nogil:
@@ -76,48 +115,92 @@ cdef inline uint32_t cap_add(uint32_t a, uint32_t b) noexcept nogil:
     return INF_MINUS if s >= INF_MINUS else <uint32_t> s
 
 
+cdef extern from "stdlib.h":
+    int posix_memalign(void** pointer, size_t alignment, size_t size) nogil
+
+
+cdef inline int bit_length(long long n) noexcept nogil:
+    cdef int bits = 0
+    while n > 0 and bits < 127:
+        bits += 1
+        n >>= 1
+    return bits
+
+
+cdef inline bint entry_tainted(Entry* e) noexcept nogil:
+    return e.flags & 1
+
+
+cdef inline double now_seconds() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_REALTIME, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
 cdef class Search:
     """A df-pn searcher with its own transposition table (``table_bits``: log2 entries)."""
 
     def __cinit__(self, int table_bits=20):
+        cdef void* memory = NULL
+        cdef size_t size
+        if not 2 <= table_bits <= 34:
+            raise ValueError(f"table_bits must be between 2 and 34, not {table_bits}")
         if bs_init(&self.state) != 0:
             raise MemoryError()
-        self.table = <Entry*> calloc((<uint64_t> 1) << table_bits, sizeof(Entry))
-        if self.table == NULL:
+        size = ((<size_t> 1) << table_bits) * sizeof(Entry)
+        if posix_memalign(&memory, 128, size) != 0 or memory == NULL:
             raise MemoryError(f"cannot allocate a table of 2^{table_bits} entries")
-        self.table_mask = ((<uint64_t> 1) << table_bits) - 1
+        memset(memory, 0, size)
+        self.table = <Entry*> memory
+        self.bucket_mask = ((<uint64_t> 1) << (table_bits - 2)) - 1
+        self.threat_failed = <uint64_t*> calloc((<uint64_t> 1) << THREAT_CACHE_BITS,
+                                                sizeof(uint64_t))
+        if self.threat_failed == NULL:
+            raise MemoryError()
+        self.threat_mask = ((<uint64_t> 1) << THREAT_CACHE_BITS) - 1
         self.checks_only = 0
         self.nodes = 0
         self.node_limit = 0
         self.deadline = 0
         self.stopped = 0
         self.tablebase_probe = None
+        self.leaf_prober = None
         self.tablebase_max_pieces = 0
+        self.tb_leaves = 0
         self.progress = None
         self.progress_every = 100_000
+        self.progress_interval = 0.1
+        self.last_progress = 0
         self.stored = 0
         self.perpetual_check_rule = 1
         self.repetition_judge = None
         self.judge_calls = 0
+        self.order = FULL_WIDTH
+        self.threat_nodes = 300
+        self.tempo_frontier = 2
+        self.threat_tests = 0
+        self.threat_nodes_spent = 0
+        self.local_limit = 0
 
     def __dealloc__(self):
         bs_free(&self.state)
         free(self.table)
+        free(self.threat_failed)
 
     @property
     def table_entries(self):
-        return self.table_mask + 1
+        return (self.bucket_mask + 1) * BUCKET_ENTRIES
 
     @property
     def table_used(self):
         """Entries written so far (an upper bound on the fill)."""
-        return min(self.stored, self.table_mask + 1)
+        return min(self.stored, self.table_entries)
 
     def clear_table(self):
         cdef uint64_t i
-        for i in range(self.table_mask + 1):
-            self.table[i].key = 0
-            self.table[i].work = 0
+        memset(self.table, 0, (self.bucket_mask + 1) * BUCKET_ENTRIES * sizeof(Entry))
+        for i in range(self.threat_mask + 1):
+            self.threat_failed[i] = 0
         self.stored = 0
 
     def cancel(self):
@@ -126,8 +209,8 @@ cdef class Search:
     # -- table ---------------------------------------------------------------------------------
 
     cdef uint64_t history_signature(self) noexcept:
-        """A hash of the positions since the last capture: everything a repetition can
-        depend on.  A tainted disproof is reused only under the same history."""
+        """A hash of the positions since the last capture (or pass): everything a repetition
+        can depend on.  A tainted result is reused only under the same history."""
         cdef uint64_t h = self.state.key
         cdef int i
         for i in range(self.state.ply - 1, -1, -1):
@@ -136,69 +219,90 @@ cdef class Search:
             h = (h ^ self.state.undo_stack[i].key) * 0x100000001B3ULL + 0x9E3779B97F4A7C15ULL
         return h
 
-    cdef Entry* probe(self, uint64_t key) noexcept:
-        cdef Entry* e = &self.table[key & self.table_mask]
-        if e.key == key:
-            return e
-        e = &self.table[(key >> 32 ^ key) & self.table_mask]
-        if e.key == key:
-            return e
+    cdef Entry* bucket(self, uint64_t home) noexcept:
+        return &self.table[((home ^ (home >> 29)) & self.bucket_mask) * BUCKET_ENTRIES]
+
+    cdef Entry* probe(self, uint64_t key, uint64_t home) noexcept:
+        """The entry stored under ``key`` in the bucket of the position key ``home``."""
+        cdef Entry* e = self.bucket(home)
+        cdef int i
+        for i in range(BUCKET_ENTRIES):
+            if e[i].key == key:
+                return &e[i]
         return NULL
 
-    cdef void lookup(self, uint64_t key, int remaining, uint32_t* pn, uint32_t* dn,
+    cdef void lookup(self, uint64_t key, int remaining, int order, uint32_t* pn, uint32_t* dn,
                      bint* tainted) noexcept:
-        cdef Entry* e = self.probe(key)
-        tainted[0] = False
-        if e != NULL:
-            if e.pn == 0 and e.length <= remaining and (
-                    not e.tainted or e.history == self.history_signature()):
-                pn[0] = 0; dn[0] = INF
-                tainted[0] = e.tainted
-                return
-            if e.dn == 0 and e.remaining >= remaining and (
-                    not e.tainted or e.history == self.history_signature()):
-                pn[0] = INF; dn[0] = 0
-                tainted[0] = e.tainted
-                return
-        e = self.probe(budget_key(key, remaining))
-        if e != NULL and e.pn != 0 and e.dn != 0:
-            pn[0] = e.pn; dn[0] = e.dn
-            return
-        pn[0] = 1; dn[0] = 1
-
-    cdef void store(self, uint64_t key, int remaining, uint32_t pn, uint32_t dn, int length,
-                    bint tainted, uint32_t work) noexcept:
-        # Two slots per key; a slot is kept if it holds more work, proofs win over the rest.
-        cdef Entry* a
-        cdef Entry* b
+        cdef Entry* slots = self.bucket(key)
         cdef Entry* e
+        cdef uint64_t disproof_key = key ^ DISPROOF_SALT
+        cdef uint64_t values_key = budget_key(key, remaining, order)
+        cdef Entry* disproof = NULL
+        cdef int i
+        tainted[0] = False
+        pn[0] = 1; dn[0] = 1
+        for i in range(BUCKET_ENTRIES):
+            e = &slots[i]
+            if e.key == key:
+                # A proof answers before anything else: a disproof below full width may
+                # stand beside it (that order found nothing), a proof is a fact.
+                if e.pn == 0 and e.length <= remaining and (
+                        not entry_tainted(e) or e.history == self.history_signature()):
+                    pn[0] = 0; dn[0] = INF
+                    tainted[0] = entry_tainted(e)
+                    return
+            elif e.key == disproof_key:
+                if e.dn == 0 and e.remaining >= remaining and e.order >= order and (
+                        not entry_tainted(e) or e.history == self.history_signature()):
+                    disproof = e
+            elif e.key == values_key and e.pn != 0 and e.dn != 0:
+                pn[0] = e.pn; dn[0] = e.dn
+        if disproof != NULL:
+            pn[0] = INF; dn[0] = 0
+            tainted[0] = entry_tainted(disproof)
+
+    cdef void store(self, uint64_t key, int remaining, int order, uint32_t pn, uint32_t dn,
+                    int length, bint tainted, long long work, int best) noexcept:
+        # Buckets of four; the entry for the result is the one already under its key, else
+        # an empty one, else the one with the least work below it, proofs kept longest.
+        cdef Entry* slots = self.bucket(key)
+        cdef Entry* e = NULL
+        cdef uint64_t stored_key = key
+        cdef int i, priority, lowest = 1 << 30
         if pn != 0 and dn != 0:
-            key = budget_key(key, remaining)
-        a = &self.table[key & self.table_mask]
-        b = &self.table[(key >> 32 ^ key) & self.table_mask]
-        if a.key == key:
-            e = a
-            if e.pn == 0 and pn != 0 and e.length <= remaining:
-                return                      # never forget a proof that still answers
-        elif b.key == key:
-            e = b
-            if e.pn == 0 and pn != 0 and e.length <= remaining:
+            stored_key = budget_key(key, remaining, order)
+        elif dn == 0:
+            stored_key = key ^ DISPROOF_SALT
+        for i in range(BUCKET_ENTRIES):
+            if slots[i].key == stored_key:
+                e = &slots[i]
+                break
+        if e != NULL and not entry_tainted(e):
+            # Never forget a result that answers at least as much as the new one.
+            if e.pn == 0 and pn == 0 and e.length <= length:
                 return
-        elif a.key == 0 or (a.work <= b.work and a.pn != 0):
-            e = a
-        elif b.key == 0 or b.pn != 0:
-            e = b
-        else:
-            e = a if a.work <= b.work else b
-        if e.key != key:
+            if e.dn == 0 and dn == 0 and e.order >= order and e.remaining >= remaining:
+                return
+        if e == NULL:
+            for i in range(BUCKET_ENTRIES):
+                if slots[i].key == 0:
+                    e = &slots[i]
+                    break
+                priority = slots[i].flags >> 1
+                if slots[i].pn == 0:
+                    priority += 64
+                if priority < lowest:
+                    lowest = priority
+                    e = &slots[i]
             self.stored += 1
-        e.key = key
+        e.key = stored_key
         e.pn = pn
         e.dn = dn
-        e.work = work
         e.remaining = remaining
         e.length = length
-        e.tainted = tainted
+        e.order = order
+        e.best = best
+        e.flags = (bit_length(work) << 1) | (1 if tainted else 0)
         e.history = self.history_signature() if tainted else 0
 
     # -- the perpetual-check rule --------------------------------------------------------------
@@ -252,7 +356,7 @@ cdef class Search:
             return -1
         for i in range(self.state.ply - first):
             bs_unmake(&walk)
-        codes = bytes([walk.squares[_sq256(i)] for i in range(90)])
+        codes = bytes([walk.squares[sq256_of(i)] for i in range(90)])
         turn = walk.turn
         played = []
         try:
@@ -281,57 +385,153 @@ cdef class Search:
         self.judge_calls += 1
         return self.repetition_judge(codes, turn, played)
 
-    # -- search --------------------------------------------------------------------------------
+    # -- move generation and threats -----------------------------------------------------------
 
-    cdef int generate(self, bint attacker_to_move, int* moves) noexcept:
-        """Moves of the side to move; checks only for the attacker in checks mode."""
-        cdef int n = bs_legal_moves(&self.state, moves)
-        cdef int i, kept = 0
-        if not attacker_to_move or not self.checks_only:
+    cdef int generate(self, bint attacker_to_move, int remaining, int order, int* moves):
+        """Moves to search at this node: every legal move for the defender and in full-width
+        attacker nodes; at order n the checks, then (n > 1) the quiet moves that threaten an
+        order n - 1 win.  Checks come first everywhere (better ties for df-pn).  Returns -1
+        if a limit stopped a threat test (the list would be incomplete)."""
+        cdef int all_moves[MAX_MOVES]
+        cdef int n = bs_legal_moves(&self.state, all_moves)
+        cdef int i, kept = 0, quiet = 0, threat
+        cdef int quiet_moves[MAX_MOVES]
+        if not attacker_to_move:
+            for i in range(n):
+                moves[i] = all_moves[i]
             return n
         for i in range(n):
-            if not bs_may_give_check(&self.state, moves[i]):
-                continue
-            bs_make(&self.state, moves[i])
-            if bs_king_attacked(&self.state, self.state.turn):
-                moves[kept] = moves[i]
+            if bs_may_give_check(&self.state, all_moves[i]) and \
+                    bs_gives_check(&self.state, all_moves[i]):
+                moves[kept] = all_moves[i]
                 kept += 1
-            bs_unmake(&self.state)
+            else:
+                quiet_moves[quiet] = all_moves[i]
+                quiet += 1
+        if order == FULL_WIDTH or (order > 1 and remaining <= self.tempo_frontier):
+            # Near the end of the bound every move is tried: a waiting move (停着) that
+            # leaves the defender in zugzwang threatens nothing, so no threat test admits it.
+            for i in range(quiet):
+                moves[kept + i] = quiet_moves[i]
+            return kept + quiet
+        if order <= 1:
+            return kept
+        for i in range(quiet):
+            if self.state.squares[xq_move_to(quiet_moves[i])] != EMPTY:
+                # A capture is admitted without a test: it changes the material (often into a
+                # tablebase position), which the mate threat of a pass does not measure.
+                moves[kept] = quiet_moves[i]
+                kept += 1
+                continue
+            threat = self.threatens(quiet_moves[i], order - 1, remaining - 1)
+            if threat < 0:
+                return -1
+            if threat:
+                moves[kept] = quiet_moves[i]
+                kept += 1
         return kept
+
+    cdef int threatens(self, int move, int order, int remaining):
+        """After the quiet ``move``: 1 if the defender has no legal move, or if, were he to
+        pass, the attacker would win at ``order`` within ``remaining`` moves; 0 if not (or
+        the test ran out of nodes); -1 if an outer limit stopped the test."""
+        cdef int result
+        bs_make(&self.state, move)
+        if not bs_has_legal_move(&self.state):
+            bs_unmake(&self.state)
+            return 1                     # 困毙: the defender is stalemated, which loses
+        if remaining <= 0:
+            bs_unmake(&self.state)
+            return 0
+        bs_make_null(&self.state)
+        result = self.run_threat(order, remaining)
+        bs_unmake_null(&self.state)
+        bs_unmake(&self.state)
+        return result
+
+    cdef int run_threat(self, int order, int remaining):
+        """Does the attacker (to move, after a pass) win at ``order`` within ``remaining``?
+        1 yes, 0 no or not within the test's nodes, -1 stopped by an outer limit."""
+        cdef uint32_t pn, dn
+        cdef int length, i
+        cdef bint tainted
+        cdef long long saved = self.local_limit, budget = self.threat_nodes, limit, before
+        cdef uint64_t failed_key = budget_key(self.state.key, remaining, order) ^ THREAT_SALT
+        cdef uint64_t slot = failed_key & self.threat_mask
+        self.lookup(self.state.key, remaining, order, &pn, &dn, &tainted)
+        if pn == 0:
+            return 1
+        if dn == 0:
+            return 0
+        if self.threat_failed[slot] == failed_key:
+            return 0
+        for i in range(1, order):
+            budget *= THREAT_GROWTH
+        limit = self.nodes + budget
+        if saved and saved < limit:
+            limit = saved
+        self.local_limit = limit
+        self.threat_tests += 1
+        before = self.nodes
+        pn = 1; dn = 1
+        while pn != 0 and dn != 0 and not self.over_limits():
+            self.mid(True, remaining, order, INF, INF, &pn, &dn, &length, &tainted)
+        self.local_limit = saved
+        self.threat_nodes_spent += self.nodes - before
+        if pn == 0:
+            return 1
+        if dn == 0:
+            return 0
+        if self.stopped or (saved and self.nodes >= saved):
+            return -1
+        self.threat_failed[slot] = failed_key
+        return 0
+
+    # -- search --------------------------------------------------------------------------------
 
     cdef int piece_total(self) noexcept:
         return self.state.piece_count[0] + self.state.piece_count[1]
 
     cdef int tablebase_code(self):
-        """The tablebase code of the current position, or -1 (no table or no prober)."""
+        """The tablebase DTM code of the current position, or -1 (no table or no prober)."""
         cdef int sq
+        if self.leaf_prober is not None:
+            if self.piece_total() > self.leaf_prober.max_pieces:
+                return -1
+            return self.leaf_prober.dtm_code(&self.state)
         if self.tablebase_probe is None or self.piece_total() > self.tablebase_max_pieces:
             return -1
-        codes = bytes([self.state.squares[_sq256(sq)] for sq in range(90)])
+        codes = bytes([self.state.squares[sq256_of(sq)] for sq in range(90)])
         return self.tablebase_probe(codes, self.state.turn)
 
     cdef bint over_limits(self):
+        cdef double now
         if self.stopped:
+            return True
+        if self.local_limit and self.nodes >= self.local_limit:
             return True
         if self.node_limit and self.nodes >= self.node_limit:
             self.stopped = 1
             return True
-        if (self.nodes & 4095) == 0:
-            if self.deadline and _time.time() >= self.deadline:
+        if (self.nodes & 511) == 0:
+            now = now_seconds()
+            if self.deadline and now >= self.deadline:
                 self.stopped = 1
                 return True
-            if self.progress is not None and self.nodes % self.progress_every < 4096:
+            if self.progress is not None and (
+                    now - self.last_progress >= self.progress_interval
+                    or self.nodes % self.progress_every < 512):
+                self.last_progress = now
                 if self.progress(self.nodes, self.table_used):
                     self.stopped = 1
                     return True
         return False
 
-    cdef void evaluate_new(self, bint or_node, int remaining, uint32_t* pn, uint32_t* dn,
-                           int* length, bint* tainted):
+    cdef void evaluate_new(self, bint or_node, int remaining, int order, uint32_t* pn,
+                           uint32_t* dn, int* length, bint* tainted):
         """First look at a node just reached (the move already made): terminal values,
-        repetition, tablebase, table, or the initial (1, 1)."""
-        cdef int moves[MAX_MOVES]
-        cdef int n, code, plies
+        repetition, tablebase, table, or the initial values."""
+        cdef int n, code, plies, moves_to_mate
         tainted[0] = False
         length[0] = 0
         self.note_check()
@@ -347,7 +547,7 @@ cdef class Search:
             return
         n = 1
         if not or_node:
-            n = bs_legal_moves(&self.state, moves)
+            n = self.defender_moves()
             if n == 0:                  # mated or stalemated: both lose in Xiangqi
                 pn[0] = 0; dn[0] = INF
                 return
@@ -355,30 +555,37 @@ cdef class Search:
             pn[0] = INF; dn[0] = 0
             return
         code = self.tablebase_code()
-        if code >= 0 and code != 0xFFFF:
+        if code >= 0 and code != ILLEGAL:
+            self.tb_leaves += 1
             if code == 0:
-                pn[0] = INF; dn[0] = 0
+                pn[0] = INF; dn[0] = 0  # a draw
                 return
             plies = code - 1
-            if (plies % 2 == 1) == or_node:     # the attacker wins
-                if not self.checks_only and (plies + 1) // 2 <= remaining:
-                    pn[0] = 0; dn[0] = INF; length[0] = (plies + 1) // 2
-                    return
-                if self.checks_only:
-                    pass                # a table mate may need quiet moves: search on
-                else:
-                    pn[0] = INF; dn[0] = 0
-                    return
-            else:
+            if (plies % 2 == 1) != or_node:     # the defender wins
                 pn[0] = INF; dn[0] = 0
                 return
-        self.lookup(self.state.key, remaining, pn, dn, tainted)
+            # The attacker mates in ``moves_to_mate`` moves at best (the tables' distances
+            # are exact): beyond the bound is no mate of any kind; within it a mate, but a
+            # continuous-check problem asks for one by checks only, so it searches on.
+            moves_to_mate = (plies + 1) // 2 if or_node else plies // 2
+            if moves_to_mate > remaining:
+                pn[0] = INF; dn[0] = 0
+                return
+            if not self.checks_only:
+                pn[0] = 0; dn[0] = INF; length[0] = moves_to_mate
+                return
+            self.tb_leaves -= 1
+        self.lookup(self.state.key, remaining, order, pn, dn, tainted)
         if pn[0] == 0:
-            length[0] = self.probe(self.state.key).length
+            length[0] = self.probe(self.state.key, self.state.key).length
         elif pn[0] == 1 and dn[0] == 1 and not or_node:
             pn[0] = n                   # a fresh defender node: one proof per reply
 
-    cdef void mid(self, bint or_node, int remaining, uint32_t thpn, uint32_t thdn,
+    cdef int defender_moves(self) noexcept:
+        cdef int moves[MAX_MOVES]
+        return bs_legal_moves(&self.state, moves)
+
+    cdef void mid(self, bint or_node, int remaining, int order, uint32_t thpn, uint32_t thdn,
                   uint32_t* out_pn, uint32_t* out_dn, int* out_length, bint* out_tainted):
         """Expand the current node until its pn >= thpn or dn >= thdn."""
         cdef int moves[MAX_MOVES]
@@ -386,7 +593,7 @@ cdef class Search:
         cdef uint32_t cdn[MAX_MOVES]
         cdef int clen[MAX_MOVES]
         cdef bint ctaint[MAX_MOVES]
-        cdef int n, i, best, child_remaining, length
+        cdef int n, i, best, child_remaining, length, best_move
         cdef uint32_t pn, dn, best_value, second, child_thpn, child_thdn, value
         cdef uint32_t sum_value, other
         cdef int unsolved
@@ -397,19 +604,25 @@ cdef class Search:
         if or_node and remaining <= 0:
             out_pn[0] = INF; out_dn[0] = 0; out_length[0] = 0; out_tainted[0] = False
             return
-        n = self.generate(or_node, moves)
+        n = self.generate(or_node, remaining, order, moves)
+        if n < 0:
+            # A limit stopped a threat test: the move list is incomplete, so nothing about
+            # this node is known or stored; the callers stop too.
+            out_pn[0] = 1; out_dn[0] = 1; out_length[0] = 0; out_tainted[0] = False
+            return
         if n == 0:
-            # OR: the attacker has no (checking) move; AND: mate was caught by the parent.
+            # OR: the attacker has no admitted move; AND: mate was caught by the parent.
             out_pn[0] = INF if or_node else 0
             out_dn[0] = 0 if or_node else INF
             out_length[0] = 0
             out_tainted[0] = False
-            self.store(self.state.key, remaining, out_pn[0], out_dn[0], 0, False, 1)
+            self.store(self.state.key, remaining, order, out_pn[0], out_dn[0], 0, False, 1, 0)
             return
         child_remaining = remaining - 1 if or_node else remaining
         for i in range(n):
             bs_make(&self.state, moves[i])
-            self.evaluate_new(not or_node, child_remaining, &cpn[i], &cdn[i], &clen[i], &ctaint[i])
+            self.evaluate_new(not or_node, child_remaining, order, &cpn[i], &cdn[i], &clen[i],
+                              &ctaint[i])
             bs_unmake(&self.state)
         while True:
             # Combine: OR takes the min pn, AND the min dn.  The other number uses the weak
@@ -461,12 +674,13 @@ cdef class Search:
                 if child_thpn > INF:
                     child_thpn = INF
             bs_make(&self.state, moves[best])
-            self.mid(not or_node, child_remaining, child_thpn, child_thdn,
+            self.mid(not or_node, child_remaining, order, child_thpn, child_thdn,
                      &cpn[best], &cdn[best], &clen[best], &ctaint[best])
             bs_unmake(&self.state)
-        # Result, proof length and taint.
+        # Result, proof length, taint and the proof's move.
         length = 0
         tainted = False
+        best_move = 0
         if pn == 0:
             if or_node:
                 # Prefer a proof that does not rest on the line's history.
@@ -474,11 +688,13 @@ cdef class Search:
                 for i in range(n):
                     if cpn[i] == 0 and not ctaint[i] and clen[i] + 1 < length:
                         length = clen[i] + 1
+                        best_move = moves[i]
                 if length == INF:
                     tainted = True
                     for i in range(n):
                         if cpn[i] == 0 and clen[i] + 1 < length:
                             length = clen[i] + 1
+                            best_move = moves[i]
             else:
                 for i in range(n):
                     if clen[i] > length:
@@ -499,8 +715,8 @@ cdef class Search:
         out_dn[0] = dn
         out_length[0] = length
         out_tainted[0] = tainted
-        self.store(self.state.key, remaining, pn, dn, length, tainted,
-                   <uint32_t> min(self.nodes - start_nodes, 0xFFFFFFFF))
+        self.store(self.state.key, remaining, order, pn, dn, length, tainted,
+                   self.nodes - start_nodes, best_move)
 
     # -- Python entry points ---------------------------------------------------------------------
 
@@ -522,30 +738,46 @@ cdef class Search:
             bs_unmake(&walk)
         bs_free(&walk)
 
-    def prove(self, int remaining):
+    def prove(self, int remaining, int order=FULL_WIDTH):
         """Run df-pn from the set position (attacker to move) with ``remaining`` attacker
-        moves.  Returns (status, proof length in attacker moves or None)."""
-        return self._run(True, remaining)
+        moves at λ ``order``.  Returns (status, proof length in attacker moves or None)."""
+        return self._run(True, remaining, order)
 
-    def value(self, BaseBoard board, int remaining, bint or_node=True):
-        """(status, length) of ``board`` from the table or a fresh search: used to walk and
-        check proof trees.  ``board`` shares the searcher's history semantics."""
+    def value(self, BaseBoard board, int remaining, bint or_node=True, int order=FULL_WIDTH):
+        """(status, length) of ``board`` from the table or a fresh search at ``order``: used
+        to walk and check proof trees.  ``board`` shares the searcher's history semantics."""
         self.set_position(board)
         self.attacker = self.state.turn if or_node else self.state.turn ^ 1
-        return self._run(or_node, remaining)
+        return self._run(or_node, remaining, order)
 
-    def _run(self, bint or_node, int remaining):
+    def proof_move(self, BaseBoard board, int remaining):
+        """The (from, to) squares (0..89) of the move of a stored proof that ``board``'s side to
+        move mates within ``remaining`` moves, or None: the line of a proof without a search."""
+        cdef Entry* e
+        self.set_position(board)
+        e = self.probe(self.state.key, self.state.key)
+        if e == NULL or e.pn != 0 or e.length > remaining or e.best == 0:
+            return None
+        if entry_tainted(e) and e.history != self.history_signature():
+            return None
+        return sq90_of(xq_move_from(e.best)), sq90_of(xq_move_to(e.best))
+
+    def _run(self, bint or_node, int remaining, int order):
         """Iterate MID at the root until it is solved, a limit stops it, or it stalls."""
         cdef uint32_t pn = 1, dn = 1
         cdef int length = 0
         cdef bint tainted
         cdef long long before
+        if not 1 <= order <= FULL_WIDTH:
+            raise ValueError(f"order must be between 1 and {FULL_WIDTH}, not {order}")
         self.stopped = 0
+        self.local_limit = 0
+        self.order = order
         if or_node and remaining <= 0:
             return DISPROVEN, None
         while pn != 0 and dn != 0 and not self.stopped:
             before = self.nodes
-            self.mid(or_node, remaining, INF, INF, &pn, &dn, &length, &tainted)
+            self.mid(or_node, remaining, order, INF, INF, &pn, &dn, &length, &tainted)
             if self.nodes == before:
                 break
         if pn == 0:
@@ -553,7 +785,3 @@ cdef class Search:
         if dn == 0:
             return DISPROVEN, None
         return UNKNOWN, None
-
-
-cdef inline int _sq256(int sq90) noexcept:
-    return (sq90 // 9 + 3) * 16 + sq90 % 9 + 3

@@ -11,7 +11,8 @@ from pathlib import Path
 from xiangqi.cli import _board
 from xiangqi.notation import write_line
 
-from .search import Limits, SolverError, solve
+from ._dfpn import MAX_ORDER
+from .search import DEFAULT_LAMBDA_ORDERS, DEFAULT_MAX_MOVES, Limits, Solver, SolverError, order_name
 
 
 def _open_tables(directory: Path | None):
@@ -33,19 +34,26 @@ class LiveProgress:
         self.quiet = quiet or not sys.stderr.isatty()
         self.cancelled = False
         self.entries = 1
+        self.solver: Solver | None = None    # set once made: the line names its λ order
 
     def __call__(self, nodes: int, table_used: int) -> bool:
         if not self.quiet:
             elapsed = time.perf_counter() - self.start
             rate = nodes / elapsed if elapsed > 0 else 0.0
-            sys.stderr.write(f"\r{nodes:>12,} nodes  {rate / 1e3:8.0f} k nodes/s  table "
-                             f"{100.0 * table_used / self.entries:5.1f}%  {elapsed:7.1f} s")
+            order = f"  {self.solver.current_order:<10}" if self.solver else ""
+            sys.stderr.write(f"\r{nodes:>12,} nodes  {rate / 1e3:6.0f} k nodes/s  table "
+                             f"{100.0 * table_used / self.entries:5.1f}%{order}  {elapsed:7.1f} s")
             sys.stderr.flush()
         return self.cancelled
 
     def finish(self) -> None:
         if not self.quiet:
-            sys.stderr.write("\r" + " " * 78 + "\r")
+            sys.stderr.write("\r" + " " * 79 + "\r")
+
+
+def _limits(args: argparse.Namespace) -> Limits:
+    return Limits(nodes=args.nodes, seconds=args.seconds, table_bits=args.table_bits,
+                  lambda_orders=0 if args.full_width else args.orders)
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
@@ -55,12 +63,12 @@ def cmd_solve(args: argparse.Namespace) -> int:
     progress = LiveProgress(args.json)
     progress.entries = 1 << args.table_bits
     previous = signal.signal(signal.SIGINT, lambda *_: setattr(progress, "cancelled", True))
+    mode = "checks" if args.checks else "any"
     try:
-        result = solve(board, mode="checks" if args.checks else "any", max_moves=args.max_moves,
-                       tablebases=None if args.no_tables else _open_tables(args.tables),
-                       limits=Limits(nodes=args.nodes, seconds=args.seconds,
-                                     table_bits=args.table_bits),
-                       progress=progress)
+        solver = Solver(board, mode, _limits(args),
+                        None if args.no_tables else _open_tables(args.tables), progress)
+        progress.solver = solver
+        result = solver.run(args.max_moves or DEFAULT_MAX_MOVES[mode])
     except SolverError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
@@ -73,17 +81,23 @@ def cmd_solve(args: argparse.Namespace) -> int:
             "fen": board.fen(), "mode": result.mode, "max_moves": result.max_moves,
             "verdict": result.verdict, "moves": result.length, "plies": result.plies,
             "exact": result.exact,
+            "order": (result.order if result.order is not None else "full")
+            if result.verdict == "mate" else None,
             "main_line": [m.iccs() for m in result.main_line], "main_line_text": line,
             "nodes": result.nodes, "seconds": round(result.seconds, 3),
+            "tb_leaves": result.tb_leaves, "threat_tests": result.threat_tests,
             "interrupted": progress.cancelled,
         }, ensure_ascii=False))
         return 0
+    how = "every move a check" if result.mode == "checks" else (
+        f"quiet moves allowed, found at {order_name(result.order)}")
     if result.verdict == "mate" and not result.exact:
         reason = "interrupted" if progress.cancelled else "a search limit was reached"
-        print(f"Mate in at most {result.length} ({reason} before the shortest length was proven)")
+        print(f"Mate in at most {result.length} ({how}; {reason} before a shorter mate was "
+              f"ruled out)")
+        print(_numbered(line, board.turn))
     elif result.verdict == "mate":
-        print(f"Mate in {result.length} ({result.plies} plies), "
-              f"{'every move a check' if result.mode == 'checks' else 'quiet moves allowed'}")
+        print(f"Mate in {result.length} ({result.plies} plies), {how}")
         print(_numbered(line, board.turn))
     elif result.verdict == "no mate":
         kind = "continuous-check " if result.mode == "checks" else ""
@@ -91,8 +105,9 @@ def cmd_solve(args: argparse.Namespace) -> int:
     else:
         reason = "interrupted" if progress.cancelled else "a search limit was reached"
         print(f"Unknown: {reason} before the search finished")
+    tables = f", {result.tb_leaves:,} tablebase leaves" if result.tb_leaves else ""
     print(f"{result.nodes:,} nodes in {result.seconds:.2f} s "
-          f"({result.nodes_per_second / 1e3:.0f} k nodes/s)", file=sys.stderr)
+          f"({result.nodes_per_second / 1e3:.0f} k nodes/s{tables})", file=sys.stderr)
     return 0
 
 
@@ -105,7 +120,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     try:
         report = verify(board, args.stipulation, args.moves, args.line,
                         tablebase=None if args.no_tables else _open_tables(args.tables),
-                        limits=Limits(nodes=args.nodes, seconds=args.seconds))
+                        limits=_limits(args))
     except SolverError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
@@ -194,38 +209,76 @@ def _numbered(moves: list[str], first_turn: int) -> str:
     return "\n".join(parts)
 
 
+def _at_least(minimum: float, kind=int):
+    """An argparse type: a number of ``kind`` no smaller than ``minimum``."""
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, not {text}")
+        return value
+    return parse
+
+
+def _table_bits(text: str) -> int:
+    value = _at_least(2)(text)
+    if value > 34:
+        raise argparse.ArgumentTypeError(f"must be at most 34 (2^34 entries of 32 bytes), "
+                                         f"not {text}")
+    return value
+
+
+def _orders(text: str) -> int:
+    value = _at_least(1)(text)
+    if value > MAX_ORDER:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_ORDER}, not {text}")
+    return value
+
+
+def _search_options(parser: argparse.ArgumentParser, per_search: bool = False) -> None:
+    each = " per search" if per_search else ""
+    parser.add_argument("--nodes", type=_at_least(0), default=0,
+                        help=f"node budget{each} (0: none)")
+    parser.add_argument("--seconds", type=_at_least(0.0, float), default=0.0,
+                        help="time budget (0: none)")
+    parser.add_argument("--table-bits", type=_table_bits, default=22,
+                        help="transposition table of 2^N entries, 32 bytes each (default 22)")
+    parser.add_argument("--orders", type=_orders, default=DEFAULT_LAMBDA_ORDERS,
+                        help="quiet-move problems: λ orders tried before the full-width search "
+                             f"(default {DEFAULT_LAMBDA_ORDERS}; order 1 = checks, order n = "
+                             "moves that threaten an order n-1 win)")
+    parser.add_argument("--full-width", action="store_true",
+                        help="quiet-move problems: plain full-width search, no λ orders")
+    parser.add_argument("--tables", type=Path, default=None,
+                        help="tablebase directory for leaves (default: the tablebases' own)")
+    parser.add_argument("--no-tables", action="store_true", help="do not probe tablebases")
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     solve_ = subparsers.add_parser("solve", help="prove a mate for the side to move")
     solve_.add_argument("fen", metavar="FEN")
     solve_.add_argument("--checks", action="store_true",
                         help="continuous-check problem (连照杀): every attacker move checks")
-    solve_.add_argument("--max-moves", type=int, default=None,
+    solve_.add_argument("--max-moves", type=_at_least(1), default=None,
                         help="bound on the attacker's moves (default 200 with --checks, else 20)")
     solve_.add_argument("--notation", choices=("iccs", "wxf", "chinese", "code3"),
                         default="chinese")
     solve_.add_argument("--json", action="store_true", help="one JSON object on stdout")
-    solve_.add_argument("--nodes", type=int, default=0, help="node budget (0: none)")
-    solve_.add_argument("--seconds", type=float, default=0.0, help="time budget (0: none)")
-    solve_.add_argument("--table-bits", type=int, default=22,
-                        help="transposition table of 2^N entries, 32 bytes each (default 22)")
-    solve_.add_argument("--tables", type=Path, default=None,
-                        help="tablebase directory for leaves (default: the tablebases' own)")
-    solve_.add_argument("--no-tables", action="store_true", help="do not probe tablebases")
+    _search_options(solve_)
     solve_.set_defaults(handler=cmd_solve)
 
     verify = subparsers.add_parser("verify", help="soundness of a problem: key, cooks, duals, tries")
     verify.add_argument("fen", metavar="FEN")
     verify.add_argument("--stipulation", choices=("win", "checks", "draw"), default="win",
                         help="win: mate; checks: continuous check (连照杀); draw: 红先和")
-    verify.add_argument("--moves", type=int, default=None,
+    verify.add_argument("--moves", type=_at_least(1), default=None,
                         help="stipulated number of attacker moves (default: the forced length; "
                              "for draw: the search bound, 20)")
     verify.add_argument("--line", default=None, help="the recorded solution, any notation")
     verify.add_argument("--notation", choices=("iccs", "wxf", "chinese", "code3"),
                         default="chinese")
     verify.add_argument("--json", action="store_true")
-    verify.add_argument("--nodes", type=int, default=0, help="node budget per search (0: none)")
-    verify.add_argument("--seconds", type=float, default=0.0, help="time budget (0: none)")
-    verify.add_argument("--tables", type=Path, default=None)
-    verify.add_argument("--no-tables", action="store_true")
+    _search_options(verify, per_search=True)
     verify.set_defaults(handler=cmd_verify)

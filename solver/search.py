@@ -14,10 +14,20 @@ from typing import Callable
 from xiangqi import Board, Move
 from xiangqi.rules import adjudicate, ruleset
 
-from ._dfpn import DISPROVEN, PROVEN, UNKNOWN, Search
+from ._dfpn import DISPROVEN, FULL, MAX_ORDER, PROVEN, UNKNOWN, Search
 
 MODES = ("checks", "any")
 DEFAULT_MAX_MOVES = {"checks": 200, "any": 20}
+# λ orders tried, lowest first, before the full-width search in "any" mode (see _dfpn).
+DEFAULT_LAMBDA_ORDERS = 3
+# Of a time or node budget, the share the proof may use before the main line is extracted:
+# a mate that is found always comes with its line.
+LINE_RESERVE = 0.15
+
+
+def order_name(order: int | None) -> str:
+    """``order 2`` or ``full width`` (the progress line's and the reports' words)."""
+    return "full width" if order is None or order == FULL else f"order {order}"
 
 
 class SolverError(ValueError):
@@ -38,9 +48,29 @@ class Limits:
     # "chinese" or "asian", or None (perpetual check only; faster).  Draw verification uses
     # "chinese" unless told otherwise.
     repetition_rules: str | None = None
-    # Nodes between calls of the progress hook.  The search holds the GIL in between, so an
-    # interactive front end running it in a thread asks for calls more often than a CLI does.
+    # Nodes between calls of the progress hook (it is also called every 0.1 s).  The search
+    # holds the GIL in between, so an interactive front end running it in a thread asks for
+    # calls more often than a CLI does.
     progress_nodes: int = 100_000
+    # λ-search ("any" mode): orders 1 .. lambda_orders are tried before the full-width search
+    # (0: full width only).  Order 1 admits checks, order n the moves that threaten an order
+    # n - 1 win.  A proof at any order is a forced mate; only full width proves "no mate".
+    lambda_orders: int = DEFAULT_LAMBDA_ORDERS
+    # Node budget of an order-1 threat test (8x more per order above).
+    threat_nodes: int = 300
+
+    def __post_init__(self) -> None:
+        if self.nodes < 0:
+            raise SolverError(f"the node budget must be 0 (none) or positive, not {self.nodes}")
+        if self.seconds < 0:
+            raise SolverError(f"the time budget must be 0 (none) or positive, not {self.seconds}")
+        if not 2 <= self.table_bits <= 34:
+            raise SolverError(f"table bits must be between 2 and 34, not {self.table_bits}")
+        if not 0 <= self.lambda_orders <= MAX_ORDER:
+            raise SolverError(f"lambda orders must be between 0 and {MAX_ORDER}, "
+                              f"not {self.lambda_orders}")
+        if self.threat_nodes < 1:
+            raise SolverError(f"threat nodes must be positive, not {self.threat_nodes}")
 
 
 @dataclass
@@ -64,6 +94,9 @@ class SolveResult:
     table_entries: int
     tree: TreeNode | None = None
     exact: bool = True          # False: a mate within ``length`` is proven, not yet its minimality
+    order: int | None = None    # λ order of the proof (None: full width, or no proof)
+    tb_leaves: int = 0          # leaves the tablebases answered
+    threat_tests: int = 0       # λ threat tests run (searches after a pass)
 
     @property
     def plies(self) -> int | None:
@@ -90,7 +123,11 @@ def repetition_judge(rules: str) -> Callable[[bytes, int, list], int]:
 
 
 class Solver:
-    """One searcher for one position's attacker; reuse it for queries about the same problem."""
+    """One searcher for one position's attacker; reuse it for queries about the same problem.
+
+    In "any" mode a query tries the λ orders first (cheap, incomplete) and the full-width
+    search last (complete): a proof at any order is a forced mate, and only a full-width
+    disproof is an answer of "no mate".  In "checks" mode the stipulation is order 1 itself."""
 
     def __init__(self, board: Board, mode: str = "checks", limits: Limits | None = None,
                  tablebase=None, progress: Callable[[int, int], bool | None] | None = None):
@@ -102,10 +139,19 @@ class Solver:
         self.search = Search(self.limits.table_bits)
         self.search.checks_only = 1 if mode == "checks" else 0
         self.search.perpetual_check_rule = 1 if self.limits.perpetual_check_rule else 0
+        self.search.threat_nodes = self.limits.threat_nodes
         if self.limits.repetition_rules is not None:
             self.search.repetition_judge = repetition_judge(self.limits.repetition_rules)
+        # The orders a query goes through: the λ orders, then the complete one.
+        self.full_order = 1 if mode == "checks" else FULL
+        self.lambda_orders = [] if mode == "checks" else list(range(1, self.limits.lambda_orders + 1))
         self.attacker = board.turn
         self.best_upper: int | None = None   # smallest proven bound at the root so far
+        self.best_order: int | None = None   # the order that proved it
+        self.exact = True                    # the last :meth:`shortest` proved its minimality
+        # Lines finished after the budget ran out take the stored proof's move first (no
+        # search) instead of the first mating move in ICCS order.
+        self._follow_stored_proof = False
         self.start = time.time()
         if self.limits.seconds:
             self.search.deadline = self.start + self.limits.seconds
@@ -120,8 +166,15 @@ class Solver:
     def _attach_tablebase(self, tablebase) -> None:
         """Leaves whose material has a table are answered by it (``tablebase``: an object of
         :func:`tablebases.open_tablebase`)."""
-        self.search.tablebase_probe = tablebase.probe_codes
-        self.search.tablebase_max_pieces = tablebase.max_pieces()
+        from tablebases import LeafProber
+
+        directory = getattr(tablebase, "directory", None)
+        if directory is not None:
+            # Probed at C level: each material's table is loaded once, on first meeting.
+            self.search.leaf_prober = LeafProber(directory)
+        else:                           # any object with the Tablebase probing interface
+            self.search.tablebase_probe = tablebase.probe_codes
+            self.search.tablebase_max_pieces = tablebase.max_pieces()
 
     def cancel(self) -> None:
         self.search.cancel()
@@ -130,37 +183,76 @@ class Solver:
     def stopped(self) -> bool:
         return bool(self.search.stopped)
 
-    def value(self, board: Board, remaining: int) -> tuple[str, int | None]:
-        """Status of ``board`` with ``remaining`` attacker moves (OR node if the attacker is
-        to move there)."""
+    @property
+    def current_order(self) -> str:
+        """The order of the search running now, in words (for progress lines)."""
+        return order_name(self.search.order if self.mode == "any" else None)
+
+    def value_at(self, board: Board, remaining: int, order: int) -> tuple[str, int | None]:
+        """Status of ``board`` with ``remaining`` attacker moves at one λ ``order`` (a
+        disproof below the full order says only that this order found nothing)."""
         if self.search.stopped:
             return UNKNOWN, None
-        return self.search.value(board, remaining, board.turn == self.attacker)
+        return self.search.value(board, remaining, board.turn == self.attacker, order)
+
+    def value(self, board: Board, remaining: int) -> tuple[str, int | None]:
+        """Status of ``board`` with ``remaining`` attacker moves (OR node if the attacker is
+        to move there): PROVEN at the first order that proves it, DISPROVEN only by the
+        complete search, else UNKNOWN."""
+        for order in self.lambda_orders:
+            status, length = self.value_at(board, remaining, order)
+            if status == PROVEN:
+                return status, length
+            if status == UNKNOWN:
+                return status, None
+        return self.value_at(board, remaining, self.full_order)
 
     def shortest(self, board: Board, upper: int) -> tuple[str, int | None]:
-        """The exact number of attacker moves to mate from ``board``, searching up to ``upper``.
+        """The number of attacker moves to mate from ``board``, searching up to ``upper``.
 
-        Returns (PROVEN, n), (DISPROVEN, None) or (UNKNOWN, None)."""
-        status, length = self.value(board, upper)
-        if status != PROVEN:
-            return status, None
-        root = board == self.board and board.ply_count == self.board.ply_count
-        if root:
-            self.best_upper = length
-        low, high = 0 if board.turn == self.attacker else -1, length   # low fails, high proves
-        if board.turn != self.attacker and not board.has_legal_move():
+        Returns (PROVEN, n), (DISPROVEN, None) or (UNKNOWN, None).  A mate found at a λ order
+        is first made as short as that order can make it; its minimality then needs a
+        complete (full-width) disproof of one move less.  :attr:`exact` says whether that held (False:
+        a mate in ``n`` is proven, a shorter one not ruled out within the budget)."""
+        self.exact = True
+        attacker_to_move = board.turn == self.attacker
+        if not attacker_to_move and not board.has_legal_move():
             return PROVEN, 0
-        while high - low > 1:
-            middle = (low + high) // 2
-            status, found = self.value(board, middle)
+        root = board == self.board and board.ply_count == self.board.ply_count
+        found_order = None
+        length = None
+        for order in self.lambda_orders:
+            status, length = self.value_at(board, upper, order)
             if status == PROVEN:
-                high = found
-                if root:
-                    self.best_upper = found
-            elif status == DISPROVEN:
-                low = middle
-            else:
+                found_order = order
+                break
+            if status == UNKNOWN:
                 return UNKNOWN, None
+        if found_order is None:
+            status, length = self.value_at(board, upper, self.full_order)
+            if status != PROVEN:
+                return status, None
+            found_order = self.full_order
+        if root:
+            self.best_upper, self.best_order = length, found_order
+        # Shorter mates are sought from the top: a disproof of one move less than the best
+        # proof rules out every shorter mate at once, and proofs are usually near-minimal,
+        # so this costs fewer searches than bisecting (《适情雅趣》 No. 7: 28% fewer nodes).
+        floor = 0 if attacker_to_move else -1     # a bound that fails whatever the order
+        orders = [found_order] if found_order == self.full_order else [found_order, self.full_order]
+        high = length
+        for order in orders:
+            while high - 1 > floor:
+                status, found = self.value_at(board, high - 1, order)
+                if status == PROVEN:
+                    high = found
+                    if root:
+                        self.best_upper, self.best_order = found, order
+                elif status == DISPROVEN:
+                    break
+                else:
+                    self.exact = False
+                    return PROVEN, high
         return PROVEN, high
 
     def attacker_moves(self, board: Board) -> list[Move]:
@@ -169,27 +261,29 @@ class Solver:
             moves = [m for m in moves if board.gives_check(m)]
         return moves
 
-    def main_line(self, length: int) -> list[Move]:
+    def main_line(self, length: int, order: int | None = None, exact: bool | None = None) -> list[Move]:
         """The attacker mates as fast as possible, the defender resists as long as possible.
 
-        Ties: among equally fast mates, and among equally long defences, the first move in
-        ICCS order is taken."""
+        ``order``: the λ order whose proofs the line follows (default: the one that proved the
+        root).  With ``exact`` (default: the last :meth:`shortest` was exact) a defence is
+        the longest only if the complete search shows that no faster mate follows it.
+        Ties: among equally fast mates the first in ICCS order that the proving order finds
+        (a line finished after the budget ran out follows the stored proof instead); among
+        equally long defences, the first in ICCS order."""
+        order = order or self.best_order or self.full_order
+        exact = self.exact if exact is None else exact
         board = self.board.copy()
         line: list[Move] = []
         remaining = length
         while remaining > 0:
             if board.turn == self.attacker:
                 # A fastest mate: a move after which the mate needs ``remaining - 1`` more.
-                chosen = self._first_with(board, self.attacker_moves(board), remaining - 1,
-                                          PROVEN)
+                chosen = self._mating_move(board, remaining, order)
             else:
-                # Along a minimal line this defender node needs exactly ``remaining`` more
-                # attacker moves, so the longest defences are the replies after which the
-                # attacker cannot mate in ``remaining - 1``.
                 replies = sorted(board.legal_moves, key=Move.iccs)
                 if not replies:
                     break
-                chosen = self._first_with(board, replies, remaining - 1, DISPROVEN)
+                chosen, remaining = self._longest_defence(board, replies, remaining, order, exact)
             if chosen is None:
                 return line
             line.append(chosen)
@@ -198,19 +292,66 @@ class Solver:
                 remaining -= 1
         return line
 
-    def _first_with(self, board: Board, moves: list[Move], remaining: int,
-                    wanted: str) -> Move | None:
-        """The first of ``moves`` after which ``value(remaining)`` is ``wanted`` (None if
-        none is, or a limit stopped the search)."""
-        for move in moves:
-            board.push_unchecked(move)
-            status, _ = self.value(board, remaining)
-            board.pop()
-            if status == wanted:
-                return move
-            if status == UNKNOWN:
-                return None
+    def _mating_move(self, board: Board, remaining: int, order: int) -> Move | None:
+        """A move after which the attacker mates within ``remaining - 1`` moves."""
+        candidates = self.attacker_moves(board)
+        if self._follow_stored_proof:
+            stored = self.search.proof_move(board, remaining)
+            if stored is not None:
+                move = Move(*stored)
+                if move in candidates:
+                    candidates.remove(move)
+                    candidates.insert(0, move)
+        # The proving order first; the other orders (full width last) only if its proof is
+        # no longer in the table and a fresh search at that order misses it.
+        for query in (lambda b: self.value_at(b, remaining - 1, order),
+                      lambda b: self.value(b, remaining - 1)):
+            for move in candidates:
+                board.push_unchecked(move)
+                if board.turn != self.attacker and not board.has_legal_move():
+                    status = PROVEN                 # mate (or 困毙) now
+                else:
+                    status, _ = query(board)
+                board.pop()
+                if status == PROVEN:
+                    return move
+                if status == UNKNOWN:
+                    return None
+            if order == self.full_order:
+                break
         return None
+
+    def _longest_defence(self, board: Board, replies: list[Move], remaining: int, order: int,
+                         exact: bool) -> tuple[Move | None, int]:
+        """The first reply after which no mate in ``remaining - 1`` follows, with the moves
+        the attacker then needs.  Along a minimal line one exists; a line from an inexact
+        proof may have none (every reply loses faster), and then a shorter count is tried.
+        A line finished after the budget ran out takes the reply whose stored proof is
+        longest instead (no search where the proof is still in the table)."""
+        if self._follow_stored_proof:
+            longest, chosen = -1, None
+            for reply in replies:
+                board.push_unchecked(reply)
+                status, found = self.value_at(board, remaining, order)
+                board.pop()
+                if status != PROVEN:
+                    return None, remaining
+                if found > longest:
+                    longest, chosen = found, reply
+            return chosen, longest
+        while remaining >= 1:
+            for reply in replies:
+                board.push_unchecked(reply)
+                status, _ = self.value_at(board, remaining - 1, order)
+                if status == DISPROVEN and exact and order != self.full_order:
+                    status, _ = self.value_at(board, remaining - 1, self.full_order)
+                board.pop()
+                if status == DISPROVEN:
+                    return reply, remaining
+                if status == UNKNOWN:
+                    return None, remaining
+            remaining -= 1
+        return None, remaining
 
     def tree(self, length: int, max_nodes: int = 2000) -> TreeNode | None:
         """The full solution tree (every defence), or None if it has more than ``max_nodes``."""
@@ -248,6 +389,16 @@ class Solver:
 
         return build(self.board.copy(), None, length)
 
+    def _reserve_for_line(self) -> tuple[float, int]:
+        """Shorten the budgets so that part of them is left for the main line; returns the
+        full ones to restore."""
+        deadline, node_limit = self.search.deadline, self.search.node_limit
+        if deadline:
+            self.search.deadline = deadline - LINE_RESERVE * (deadline - time.time())
+        if node_limit:
+            self.search.node_limit = node_limit - int(LINE_RESERVE * (node_limit - self.search.nodes))
+        return deadline, node_limit
+
     def run(self, max_moves: int, tree: bool = False) -> SolveResult:
         """Solve this solver's position within ``max_moves`` attacker moves (see :func:`solve`).
 
@@ -258,20 +409,62 @@ class Solver:
         if not self.board.has_legal_move():
             raise SolverError("the side to move has no legal move: the game is already over")
         start = time.perf_counter()
+        deadline, node_limit = self._reserve_for_line()
         status, length = self.shortest(self.board, max_moves)
+        cancelled = bool(self.search.stopped) and not self._limit_reached(deadline, node_limit)
+        exact = self.exact
+        if status == UNKNOWN and self.best_upper is not None:
+            status, length, exact = PROVEN, self.best_upper, False
         line: list[Move] = []
         solution_tree = None
         if status == PROVEN:
-            line = self.main_line(length)
-            if tree:
+            self.search.deadline, self.search.node_limit = deadline, node_limit
+            line = self._line_within_reserve(length, exact, cancelled)
+            if tree and exact:
                 solution_tree = self.tree(length)
         verdict = {PROVEN: "mate", DISPROVEN: "no mate", UNKNOWN: "unknown"}[status]
-        exact = True
-        if status == UNKNOWN and self.best_upper is not None:
-            verdict, length, exact = "mate", self.best_upper, False
+        order = self.best_order if status == PROVEN and self.best_order != FULL else None
+        if self.mode == "checks":
+            order = 1 if status == PROVEN else None
         return SolveResult(verdict, length, line, self.mode, max_moves, self.search.nodes,
                            time.perf_counter() - start, self.search.table_used,
-                           self.search.table_entries, solution_tree, exact)
+                           self.search.table_entries, solution_tree, exact, order,
+                           self.search.tb_leaves, self.search.threat_tests)
+
+    def _limit_reached(self, deadline: float, node_limit: int) -> bool:
+        """Did the search stop at a budget (rather than by :meth:`cancel`)?"""
+        return bool(self.search.deadline and time.time() >= self.search.deadline) or bool(
+            self.search.node_limit and self.search.nodes >= self.search.node_limit)
+
+    def _line_within_reserve(self, length: int, exact: bool, cancelled: bool) -> list[Move]:
+        """The main line of a proven mate.  Its proof is in the table, so the line costs
+        little; if the reserve still runs out (or the user cancelled), the line is finished
+        without limits at the proving order, which only follows the stored proof."""
+        self.search.stopped = 0
+        if not cancelled:
+            line = self.main_line(length, exact=exact)
+            if self._line_complete(line):
+                return line
+        deadline, node_limit, progress = (self.search.deadline, self.search.node_limit,
+                                          self.search.progress)
+        # No clock, but a node cap: following a proof that is in the table costs next to
+        # nothing; re-proving evicted parts costs about what proving them did.
+        self.search.deadline, self.search.progress = 0, None
+        self.search.node_limit = self.search.nodes + max(2 * self.search.nodes, 2_000_000)
+        self.search.stopped = 0
+        self._follow_stored_proof = True
+        try:
+            return self.main_line(length, exact=False)
+        finally:
+            self._follow_stored_proof = False
+            self.search.deadline, self.search.node_limit = deadline, node_limit
+            self.search.progress = progress
+
+    def _line_complete(self, line: list[Move]) -> bool:
+        board = self.board.copy()
+        for move in line:
+            board.push_unchecked(move)
+        return bool(line) and not board.has_legal_move() and board.turn != self.attacker
 
 
 def solve(board: Board, mode: str = "checks", max_moves: int | None = None,

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from xiangqi import Board, Move
-from xiangqi.notation import NotationError, parse_line
+from xiangqi.notation import NotationError, parse_line, write_line
+from xiangqi.pieces import COLOR_NAMES
 
 from ._dfpn import DISPROVEN, PROVEN
 from .search import Limits, Solver, SolverError
@@ -183,8 +184,7 @@ def check_line(solver: Solver, board: Board, line: str | list[str],
             status, _ = solver.value(replay, left)
             if status != PROVEN:
                 forced = False
-                problem = problem or (f"after move {ply // 2 + 1} ({move.iccs()}) there is no "
-                                      f"forced mate in the {left} moves the line has left")
+                problem = problem or _refutation_words(solver, replay, ply + 1, left, move)
     ends_in_mate = not replay.has_legal_move() and replay.turn != board.turn
     if not ends_in_mate:
         problem = problem or "the line does not end in mate"
@@ -194,6 +194,30 @@ def check_line(solver: Solver, board: Board, line: str | list[str],
                               f"in {forced_length} exists")
     return LineCheck(True, problem, attacker_moves, ends_in_mate, forced and ends_in_mate,
                      minimal)
+
+
+def _refutation_words(solver: Solver, after: Board, ply: int, left: int, move: Move) -> str:
+    """Why the line is not forced after the attacker's ``move``: the first defence (in ICCS
+    order) after which no mate follows within the ``left`` moves the line has left, named
+    with its ply (1 = the key), or, if no defence is shown to escape within the budget, that
+    no forced mate was proven."""
+    kind = "continuous-check mate" if solver.mode == "checks" else "mate"
+    for reply in sorted(after.legal_moves, key=Move.iccs):
+        after.push_unchecked(reply)
+        status, _ = solver.value(after, left)
+        after.pop()
+        if status == DISPROVEN:
+            name = write_line(after, [reply], "chinese")[0]
+            return (f"at ply {ply + 1} {COLOR_NAMES[after.turn]}'s {name} escapes: no {kind} "
+                    f"follows within the {_moves(left)} the line has left")
+        if status != PROVEN:
+            break
+    return (f"after move {ply // 2 + 1} ({move.iccs()}) no forced {kind} in the {_moves(left)} "
+            f"the line has left was proven")
+
+
+def _moves(count: int) -> str:
+    return f"{count} move" if count == 1 else f"{count} moves"
 
 
 def _verify_draw(board: Board, bound: int, tablebase, limits: Limits | None,

@@ -20,6 +20,7 @@ cdef enum:
     BLACK = 1
     MAX_MOVES = 128          # more than the most legal moves any position has (about 110)
     MAX_PIECES = 16
+    NULL_MOVE_MARK = 0x40    # ``Undo.captured`` of a pass (bs_make_null): no piece code
 
 cdef struct Undo:
     int move
@@ -67,6 +68,8 @@ cdef void bs_clear(BoardState* s) noexcept nogil
 cdef void bs_rebuild(BoardState* s) noexcept nogil
 cdef void bs_make(BoardState* s, int move) noexcept nogil
 cdef void bs_unmake(BoardState* s) noexcept nogil
+cdef void bs_make_null(BoardState* s) noexcept nogil
+cdef void bs_unmake_null(BoardState* s) noexcept nogil
 cdef bint bs_king_attacked(BoardState* s, int side) noexcept nogil
 cdef int bs_pseudo_moves(BoardState* s, int* out) noexcept nogil
 cdef int bs_legal_moves(BoardState* s, int* out) noexcept nogil

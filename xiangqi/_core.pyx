@@ -341,6 +341,34 @@ cdef void bs_unmake(BoardState* s) noexcept nogil:
     s.halfmove_clock = u.halfmove_clock
     s.key = u.key
 
+cdef void bs_make_null(BoardState* s) noexcept nogil:
+    """Pass: the other side moves next, nothing on the board changes.  Searches use it to ask
+    what a side threatens.  Its undo record is marked NULL_MOVE_MARK in ``captured``, so
+    repetition scans (which stop at a capture) never reach across it: a line with a pass is
+    no game, and the positions before it cannot repeat into the ones after."""
+    cdef Undo* u
+    if s.ply >= s.undo_capacity:
+        s.undo_capacity *= 2
+        s.undo_stack = <Undo*> realloc(s.undo_stack, s.undo_capacity * sizeof(Undo))
+        if s.undo_stack == NULL:
+            abort()
+    u = &s.undo_stack[s.ply]
+    u.move = 0
+    u.captured = NULL_MOVE_MARK
+    u.capture_index = 0
+    u.halfmove_clock = s.halfmove_clock
+    u.key = s.key
+    s.ply += 1
+    s.key ^= ZOBRIST_BLACK_TO_MOVE
+    s.turn ^= 1
+
+cdef void bs_unmake_null(BoardState* s) noexcept nogil:
+    """Take back :func:`bs_make_null` (and nothing else)."""
+    s.ply -= 1
+    s.turn ^= 1
+    s.halfmove_clock = s.undo_stack[s.ply].halfmove_clock
+    s.key = s.undo_stack[s.ply].key
+
 # -- attacks -----------------------------------------------------------------------------
 
 cdef bint bs_king_attacked(BoardState* s, int side) noexcept nogil:

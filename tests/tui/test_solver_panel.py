@@ -259,16 +259,17 @@ def test_a_finished_game_cannot_be_solved(tmp_path):
 # -- the solver hooks the panel uses --------------------------------------------------------
 
 def test_progress_nodes_sets_how_often_the_hook_is_called():
-    def calls(limits: Limits | None) -> tuple[int, int]:
+    def calls(limits: Limits | None) -> tuple[int, int, float]:
         count = []
         result = Solver(Board(FENS[1]), "checks", limits,
                         progress=lambda nodes, used: count.append(nodes)).run(60)
-        return len(count), result.nodes
+        return len(count), result.nodes, result.seconds
 
-    default_calls, nodes = calls(None)
-    frequent_calls, same_nodes = calls(Limits(progress_nodes=4096))
+    default_calls, nodes, seconds = calls(None)
+    frequent_calls, same_nodes, _ = calls(Limits(progress_nodes=4096))
     assert nodes == same_nodes and nodes > 20_000
-    assert default_calls <= nodes // 100_000 + 1
+    # Every progress_nodes nodes, and every 0.1 s besides (so that Ctrl-C acts at once).
+    assert default_calls <= nodes // 100_000 + seconds / 0.1 + 2
     assert frequent_calls >= nodes // 8192
 
 
