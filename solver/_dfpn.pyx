@@ -118,6 +118,12 @@ cdef inline uint32_t cap_add(uint32_t a, uint32_t b) noexcept nogil:
 cdef extern from "stdlib.h":
     int posix_memalign(void** pointer, size_t alignment, size_t size) nogil
 
+cdef extern from *:
+    """
+    #define xq_prefetch(address) __builtin_prefetch(address)
+    """
+    void xq_prefetch(const void* address) noexcept nogil
+
 
 cdef inline int bit_length(long long n) noexcept nogil:
     cdef int bits = 0
@@ -532,6 +538,10 @@ cdef class Search:
         """First look at a node just reached (the move already made): terminal values,
         repetition, tablebase, table, or the initial values."""
         cdef int n, code, plies, moves_to_mate
+        cdef Entry* slots = self.bucket(self.state.key)
+        # The table is read last, after the work below: start loading its bucket now.
+        xq_prefetch(slots)
+        xq_prefetch(<char*> slots + 64)
         tainted[0] = False
         length[0] = 0
         self.note_check()
@@ -547,7 +557,7 @@ cdef class Search:
             return
         n = 1
         if not or_node:
-            n = self.defender_moves()
+            n = 1 if bs_has_legal_move(&self.state) else 0
             if n == 0:                  # mated or stalemated: both lose in Xiangqi
                 pn[0] = 0; dn[0] = INF
                 return
