@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 SOURCES := setup.py pyproject.toml $(shell find xiangqi tablebases solver puzzles tui -name '*.pyx' -o -name '*.pxd' 2>/dev/null)
 PACKAGES := xiangqi tablebases solver puzzles tui
 
-.PHONY: run test bench install clean
+.PHONY: run test bench install clean fuzz
 
 $(STAMP): $(SOURCES)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -22,6 +22,9 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -q tests $(PACKAGES)
+
+fuzz: $(STAMP)
+	$(PY) tests/fuzz/run.py --cases 20000 --rounds 3
 
 bench: $(STAMP)
 	$(PY) benchmarks/run_all.py

@@ -630,8 +630,11 @@ def import_file(db: sqlite_utils.Database, path: Path | str, collection: str,
     from .formats import read
 
     records = read(path)
-    start = db.execute("SELECT coalesce(max(number), 0) FROM compositions WHERE collection = ?",
-                       [collection]).fetchone()[0]
+    try:
+        start = db.execute("SELECT coalesce(max(number), 0) FROM compositions "
+                           "WHERE collection = ?", [collection]).fetchone()[0]
+    except sqlite3.OperationalError as error:
+        raise database_error(db, error, "nothing imported") from None
     rows = []
     for offset, record in enumerate(records, start=1):
         board = Board(record.fen)
@@ -647,14 +650,52 @@ def import_file(db: sqlite_utils.Database, path: Path | str, collection: str,
             "main_line_zh": " ".join(write_line(board, line, "chinese")),
             "source": str(Path(path).name), "licence": record.tags.get("licence", ""),
         })
-    with db.conn:
-        db["compositions"].insert_all(rows)
-        db.conn.executemany(
-            "INSERT INTO search (kind, ref, title, body) VALUES ('composition', ?, ?, ?)",
-            [(str(r[0]), spaced(f"{r[1]} {r[2]}"), spaced(f"{r[3]} {r[4]}")) for r in db.execute(
-                "SELECT id, collection, title, verdict, stipulation FROM compositions "
-                "WHERE collection = ? AND number > ?", [collection, start]).fetchall()])
+    if not rows:
+        return 0
+    columns = list(rows[0])
+    # One transaction for the rows and their search entries (sqlite-utils' insert_all
+    # commits by itself, so plain statements are used): a failure anywhere writes nothing.
+    try:
+        with db.conn:
+            if not db.conn.in_transaction:
+                db.conn.execute("BEGIN IMMEDIATE")    # the write lock now, or a clear error
+            db.conn.executemany(
+                f"INSERT INTO compositions ({', '.join(columns)}) "
+                f"VALUES ({', '.join('?' for _ in columns)})",
+                [[row[c] for c in columns] for row in rows])
+            db.conn.executemany(
+                "INSERT INTO search (kind, ref, title, body) VALUES ('composition', ?, ?, ?)",
+                [(str(r[0]), spaced(f"{r[1]} {r[2]}"), spaced(f"{r[3]} {r[4]}"))
+                 for r in db.execute(
+                    "SELECT id, collection, title, verdict, stipulation FROM compositions "
+                    "WHERE collection = ? AND number > ?", [collection, start]).fetchall()])
+    except sqlite3.OperationalError as error:
+        raise database_error(db, error, "nothing imported") from None
     return len(rows)
+
+
+def database_path(db: sqlite_utils.Database) -> str:
+    """The file behind ``db`` (for messages)."""
+    try:
+        for _, name, file in db.conn.execute("PRAGMA database_list"):
+            if name == "main":
+                return file or ":memory:"
+    except sqlite3.Error:
+        pass
+    return "the catalogue"
+
+
+def database_error(db: sqlite_utils.Database | str, error: sqlite3.Error,
+                   outcome: str = "") -> CatalogueError:
+    """A :class:`CatalogueError` naming the file for an SQLite failure (a lock held by another
+    process above all)."""
+    where = db if isinstance(db, str) else database_path(db)
+    text = str(error)
+    if "locked" in text or "busy" in text:
+        problem = "is locked by another process (another import or an open SQLite tool?)"
+    else:
+        problem = f"cannot be used: {text}"
+    return CatalogueError(f"{where}: the catalogue {problem}" + (f"; {outcome}" if outcome else ""))
 
 
 def _solve_for_catalogue(board: Board, seconds: float, recorded: list[Move]):

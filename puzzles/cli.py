@@ -35,15 +35,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import sys
 from dataclasses import asdict
 from pathlib import Path
 
 from xiangqi import Board
 
-from .catalogue import (CatalogueError, Entry, build, export_records, get_entry, import_file,
-                        list_collections, list_patterns, open_catalogue, pattern_of, query,
-                        search)
+from xiangqi.cli import whole_number
+
+from .catalogue import (CatalogueError, Entry, build, database_error, export_records, get_entry,
+                        import_file, list_collections, list_patterns, open_catalogue, pattern_of,
+                        query, search)
 from .paths import default_database
 
 _ENTRY_FILTERS = ("collection", "pattern", "text", "pieces", "min_moves", "max_moves",
@@ -228,7 +231,21 @@ def _handled(command):
             return command(args)
         except CatalogueError as error:
             return _fail(args, str(error))
+        except sqlite3.OperationalError as error:
+            where = args.db if args.db is not None else default_database()
+            return _fail(args, str(database_error(str(where), error)))
     return run
+
+
+def _seconds(text: str) -> float:
+    """An argparse type: a finite number of seconds, 0 or more."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, not {text!r}") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be 0 or more seconds, not {text}")
+    return value
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -258,11 +275,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     ls.add_argument("--pattern", help="a pattern's id, Chinese name or alias (examples)")
     ls.add_argument("--text", help="full-text search, Chinese or English")
     ls.add_argument("--pieces", help="the attacker has at least these pieces: RNC or 车马炮")
-    ls.add_argument("--min-moves", type=int, default=None)
-    ls.add_argument("--max-moves", type=int, default=None)
+    ls.add_argument("--min-moves", type=whole_number(0), default=None)
+    ls.add_argument("--max-moves", type=whole_number(0), default=None)
     ls.add_argument("--verdict", help="e.g. mate")
-    ls.add_argument("--limit", type=int, default=None, help="at most this many (default all)")
-    ls.add_argument("--offset", type=int, default=0, help="skip this many first")
+    ls.add_argument("--limit", type=whole_number(0), default=None, help="at most this many (default all)")
+    ls.add_argument("--offset", type=whole_number(0), default=0, help="skip this many first")
 
     show = common(commands.add_parser(
         "show", help="a pattern (id, Chinese name or alias) or a composition id"), cmd_show)
@@ -276,7 +293,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "import", help="add a problem file (FEN list, PGN, DhtmlXQ, XQF)"), cmd_import)
     imp.add_argument("file", type=Path)
     imp.add_argument("--collection", required=True, help="collection name for the new entries")
-    imp.add_argument("--verify-seconds", type=float, default=0.0,
+    imp.add_argument("--verify-seconds", type=_seconds, default=0.0,
                      help="solve each position within this budget and record the verdict")
 
     exp = common(commands.add_parser("export", help="write a collection or a pattern's examples"),

@@ -10,6 +10,7 @@ True
 from __future__ import annotations
 
 import array
+import json
 import os
 import sys
 import time
@@ -20,7 +21,7 @@ from ._builder import (chase_sensitive_draws, outcome_bitmaps, perpetual_check_s
                        retrograde)
 from ._index import Indexer
 from .format import (SUFFIX, CorruptTableError, TableFile, TableHeader, TableWriter,
-                     read_header, table_path, zeroed_codes)
+                     build_info_path, read_header, table_path, zeroed_codes)
 from .material import Material
 from .values import RULES, summarise_metric
 
@@ -61,13 +62,40 @@ def memory_needed(material: Material, size: int, sub_sizes: list[int]) -> int:
     return size * 2 * 2 + size * bitmaps // 8 + sum(sub_sizes) * 2 * 2
 
 
-def _readable(path: Path) -> bool:
-    """Whether ``path`` opens as a table of the current format (header and layout)."""
+def table_problem(path: Path) -> str | None:
+    """Why the table at ``path`` cannot be used (an older format, a bad header, a damaged
+    block or a data checksum that does not match), or None for a sound table.  Every block
+    is read and checked: the cost of decompressing the file once."""
     try:
-        TableFile(path).close()
-    except CorruptTableError:
-        return False
-    return True
+        table = TableFile(path)
+    except CorruptTableError as error:
+        return str(error)
+    try:
+        table.check_data_checksum()
+    except CorruptTableError as error:
+        return str(error)
+    finally:
+        table.close()
+    return None
+
+
+# Build timings vary from run to run: they go to the side file, not into the table's bytes.
+def _is_timing(key: str) -> bool:
+    return key == "threads" or key.endswith("_seconds")
+
+
+def split_timings(info: dict) -> tuple[dict, dict]:
+    """(what the table stores, the timings kept in its build-info side file)."""
+    stored = {k: v for k, v in info.items() if not _is_timing(k)}
+    timings = {k: v for k, v in info.items() if _is_timing(k)}
+    return stored, timings
+
+
+def _write_build_info(path: Path, timings: dict) -> None:
+    info_path = build_info_path(path)
+    temp = info_path.with_name(f"{info_path.name}.{os.getpid()}.tmp")
+    temp.write_text(json.dumps(timings, sort_keys=True, indent=1) + "\n", encoding="utf-8")
+    os.replace(temp, info_path)
 
 
 def _refuse_if_too_large(material: Material) -> None:
@@ -133,9 +161,10 @@ def build(materials: str | list[str], directory: Path | str, threads: int = 1,
         name = str(material)
         path = table_path(directory, name)
         if path.exists() and not (rebuild and name in requested):
-            if _readable(path):
+            problem = table_problem(path)
+            if problem is None:
                 continue
-            log(f"{name}: {path} cannot be read (an older format or damaged); rebuilding it")
+            log(f"{name}: {path} is damaged or of an older format ({problem}); rebuilding it")
         indexer = indexer_for(material)
         sub_sizes = [indexer_for(sub).size for sub in {s.canonical() for s in material.captures()}]
         need = memory_needed(material, indexer.size, sub_sizes)
@@ -154,10 +183,12 @@ def build(materials: str | list[str], directory: Path | str, threads: int = 1,
         writer = TableWriter(path)
         try:
             counts, info = _build_one(material, indexer, directory, threads, log, progress, writer)
+            stored, timings = split_timings(info)
             writer.finish(TableHeader(material=name, size=indexer.size, metrics=list(METRICS),
-                                      rules=RULES, counts=counts, extra=info))
+                                      rules=RULES, counts=counts, extra=stored))
         finally:
             writer.close()
+        _write_build_info(path, timings)
         remove_checkpoints(directory, name)
         log(f"{name}: written {path} ({path.stat().st_size / 2**20:.2f} MiB)")
         summary[name] = {**info, "counts": counts, "path": str(path), "verified": True}

@@ -7,9 +7,11 @@ import time
 from pathlib import Path
 
 from xiangqi import Board, FenError
+from xiangqi.cli import whole_number
 from xiangqi.fen import placement_fen
 
-from .build import BuildError, build, default_threads, indexer_for, verify_file
+from .build import (METRICS, BuildError, build, checkpoint_path, default_threads, indexer_for,
+                    table_problem, verify_file)
 from .format import CorruptTableError, TableFile, table_path
 from .material import Material, MaterialError
 from .paths import default_directory
@@ -60,10 +62,14 @@ def cmd_build(args: argparse.Namespace) -> int:
     try:
         summary = build(args.material, args.dir, threads=args.threads, rebuild=args.rebuild,
                         log=log, progress=progress)
-    except (MaterialError, BuildError) as error:
+    except (MaterialError, BuildError, CorruptTableError) as error:
         progress.done()
         print(f"error: {error}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        progress.done()
+        _report_interrupted_build(args)
+        return 130
     progress.done()
     for name in args.material:
         canonical = str(Material.parse(name).canonical())
@@ -71,6 +77,25 @@ def cmd_build(args: argparse.Namespace) -> int:
         state = "built" if canonical in summary else "already present"
         print(f"{canonical}: {state}, {path}")
     return 0
+
+
+def _report_interrupted_build(args: argparse.Namespace) -> None:
+    """After Ctrl-C: which tables are finished, which metrics are kept as checkpoints."""
+    finished, kept = [], []
+    for text in args.material:
+        for material in Material.parse(text).build_order():
+            name = str(material)
+            if table_path(args.dir, name).exists():
+                if name not in finished:
+                    finished.append(name)
+                continue
+            for metric in METRICS:
+                if checkpoint_path(args.dir, name, metric).exists():
+                    kept.append(f"{name} {metric}")
+    print("interrupted: nothing half-written is left; "
+          f"finished tables: {', '.join(finished) or 'none'}; "
+          f"checkpoints kept: {', '.join(kept) or 'none'}. "
+          "The same command resumes.", file=sys.stderr)
 
 
 def cmd_probe(args: argparse.Namespace) -> int:
@@ -185,18 +210,26 @@ def cmd_list(args: argparse.Namespace) -> int:
     if not names:
         print(f"no tables in {args.dir}")
         return 0
+    damaged = 0
     for name in names:
         path = table_path(args.dir, name)
         try:
             header = tablebase.header(name)
         except CorruptTableError as error:
-            print(f"{name:<14} CORRUPT: {error}")
+            print(f"{name:<14} DAMAGED: {error}")
+            damaged += 1
+            continue
+        problem = None if args.quick else table_problem(path)
+        if problem is not None:
+            print(f"{name:<14} DAMAGED: {problem} (xqstudio tb build {name} rebuilds it)")
+            damaged += 1
             continue
         red = header.counts.get("red", {})
         print(f"{name:<14} {header.size * 2:>12,} positions  {path.stat().st_size / 2**20:8.2f} MiB"
-              f"  longest win {red.get('longest_dtm_plies', 0)} plies")
+              f"  longest win {red.get('longest_dtm_plies', 0)} plies"
+              + ("" if args.quick else "  data OK"))
     tablebase.close()
-    return 0
+    return 1 if damaged else 0
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -211,7 +244,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     build_ = with_dir(commands.add_parser("build", help="build tables (and their sub-tables)"))
     build_.add_argument("material", nargs="+", metavar="MATERIAL", help="e.g. KRKAABB")
-    build_.add_argument("--threads", type=int, default=default_threads())
+    build_.add_argument("--threads", type=whole_number(1, 1024), default=default_threads())
     build_.add_argument("--rebuild", action="store_true", help="rebuild even if the file exists")
     build_.set_defaults(handler=cmd_build)
 
@@ -228,8 +261,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     verify = with_dir(commands.add_parser("verify", help="re-derive every value from its successors"))
     verify.add_argument("material", metavar="MATERIAL")
-    verify.add_argument("--threads", type=int, default=default_threads())
+    verify.add_argument("--threads", type=whole_number(1, 1024), default=default_threads())
     verify.set_defaults(handler=cmd_verify)
 
-    list_ = with_dir(commands.add_parser("list", help="the tables in the directory"))
+    list_ = with_dir(commands.add_parser(
+        "list", help="the tables in the directory, each checked block by block"))
+    list_.add_argument("--quick", action="store_true",
+                       help="check the headers only, not every block and the data checksum")
     list_.set_defaults(handler=cmd_list)

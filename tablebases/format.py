@@ -8,7 +8,17 @@ Layout::
 
 Files are written to a temporary name in the same directory and renamed when complete.
 Everything read is checked: a bad magic, header, length or block checksum raises
-:class:`CorruptTableError` naming the file and the offset.
+:class:`CorruptTableError` naming the file and the offset, and so does a header whose fields
+cannot describe the file (a material that does not parse, ``block_entries`` or ``size`` not
+positive, a block outside the file or before its header's end, a block count that does not
+match the array's length).  :meth:`TableFile.check_data_checksum` reads every block and
+compares the CRC-32 of the uncompressed arrays with the header's ``data_checksum``.
+
+A table's bytes depend only on its material and the rules: two builds of the same table are
+byte-identical, so tables can be compared by checksum.  How a build went (wall and CPU
+seconds per metric, threads) is kept beside the table in ``NAME.xqtb.build.json``
+(:func:`build_info_path`), which nothing needs to read a table.  Files written before this
+held those timings in the header's ``extra``; they are read as before.
 """
 from __future__ import annotations
 
@@ -62,6 +72,12 @@ class TableHeader:
 
 def table_path(directory: Path | str, material: str) -> Path:
     return Path(directory) / f"{material}{SUFFIX}"
+
+
+def build_info_path(path: Path | str) -> Path:
+    """The side file with a table's build timings (not part of the table's bytes)."""
+    path = Path(path)
+    return path.with_name(f"{path.name}.build.json")
 
 
 def zeroed_codes(entries: int) -> memoryview:
@@ -238,6 +254,7 @@ def write_table(path: Path | str, header: TableHeader,
 def read_header(path: Path | str) -> TableHeader:
     path = Path(path)
     with path.open("rb") as handle:
+        file_size = os.fstat(handle.fileno()).st_size
         head = handle.read(8)
         if len(head) < 8 or head[:4] != MAGIC:
             raise CorruptTableError(path, 0, "not a table file (bad magic)")
@@ -250,6 +267,8 @@ def read_header(path: Path | str) -> TableHeader:
             raise CorruptTableError(path, 8 + length, "header checksum mismatch")
     try:
         fields = json.loads(encoded.decode("utf-8"))
+        if not isinstance(fields, dict):
+            raise TypeError(f"a JSON {type(fields).__name__}, not an object")
         header = TableHeader(**fields)
     except (ValueError, TypeError) as error:
         raise CorruptTableError(path, 8, f"unreadable header ({error})") from None
@@ -259,7 +278,58 @@ def read_header(path: Path | str) -> TableHeader:
     if header.index_layout_version != INDEX_LAYOUT_VERSION:
         raise CorruptTableError(path, 8, f"index layout {header.index_layout_version}, "
                                 f"this program uses {INDEX_LAYOUT_VERSION}")
+    _validate_header(path, header, 8 + length + 4, file_size)
     return header
+
+
+def _is_count(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _validate_header(path: Path, header: TableHeader, data_start: int, file_size: int) -> None:
+    """Raise :class:`CorruptTableError` unless the header's fields can describe this file."""
+    from .material import Material, MaterialError
+
+    def bad(problem: str, offset: int = 8) -> CorruptTableError:
+        return CorruptTableError(path, offset, f"bad header: {problem}")
+
+    if not isinstance(header.material, str):
+        raise bad(f"material is {header.material!r}, not a name")
+    try:
+        Material.parse(header.material)
+    except MaterialError as error:
+        raise bad(f"material {header.material!r} does not parse ({error})") from None
+    for name in ("size", "block_entries"):
+        value = getattr(header, name)
+        if not _is_count(value) or value <= 0:
+            raise bad(f"{name} is {value!r}, not a positive whole number")
+    if not _is_count(header.data_checksum) or not 0 <= header.data_checksum < 1 << 32:
+        raise bad(f"data_checksum is {header.data_checksum!r}, not a CRC-32")
+    for name in ("metrics", ):
+        if not isinstance(header.metrics, list) or \
+                not all(isinstance(m, str) for m in header.metrics):
+            raise bad(f"metrics is {header.metrics!r}, not a list of names")
+    for name in ("rules", "counts", "blocks", "lengths", "extra"):
+        if not isinstance(getattr(header, name), dict):
+            raise bad(f"{name} is not an object")
+    for name, rows in header.blocks.items():
+        entries = header.lengths.get(name, header.size)
+        if not _is_count(entries) or entries < 0:
+            raise bad(f"length of {name} is {entries!r}, not a whole number")
+        if not isinstance(rows, list) or len(rows) != -(-entries // header.block_entries):
+            count = len(rows) if isinstance(rows, list) else rows
+            raise bad(f"{name} has {count!r} blocks, its {entries} entries need "
+                      f"{-(-entries // header.block_entries)}")
+        for number, row in enumerate(rows):
+            if not (isinstance(row, list) and len(row) == 3 and all(map(_is_count, row))):
+                raise bad(f"block {name}#{number} is {row!r}, not [offset, length, crc]")
+            offset, size, crc = row
+            if offset < data_start or size <= 0 or not 0 <= crc < 1 << 32:
+                raise bad(f"block {name}#{number} at offset {offset} with length {size} "
+                          f"(blocks start at {data_start})", max(offset, 0))
+            if offset + size > file_size:
+                raise CorruptTableError(path, file_size, f"file truncated: block {name}#{number} "
+                                        f"needs {offset + size} bytes, the file has {file_size}")
 
 
 class TableFile:

@@ -108,6 +108,59 @@ def test_import_is_one_transaction(data_dir, tmp_path):
     assert db["compositions"].count == before
 
 
+def _thirty_positions(tmp_path):
+    path = tmp_path / "thirty.fen"
+    path.write_text("3ak4/4a4/9/9/9/9/9/9/9/3K4R w - - 0 1\n" * 30, encoding="utf-8")
+    return path
+
+
+def test_a_failure_at_the_search_index_step_imports_nothing(data_dir, tmp_path, monkeypatch):
+    import puzzles.catalogue as catalogue
+    db = open_catalogue(build(tmp_path / "c.sqlite", data_dir=data_dir).path)
+    before = (db["compositions"].count, db.execute("SELECT count(*) FROM search").fetchone()[0])
+
+    def broken(text):
+        raise RuntimeError("index step fails")
+
+    monkeypatch.setattr(catalogue, "spaced", broken)
+    with pytest.raises(RuntimeError, match="index step"):
+        import_file(db, _thirty_positions(tmp_path), "thirty")
+    monkeypatch.undo()
+    again = open_catalogue(tmp_path / "c.sqlite")      # what another reader sees
+    assert (again["compositions"].count,
+            again.execute("SELECT count(*) FROM search").fetchone()[0]) == before
+    assert import_file(db, _thirty_positions(tmp_path), "thirty") == 30
+    assert again.execute("SELECT count(*) FROM search WHERE kind = 'composition'").fetchone()[0] \
+        == before[0] + 30
+
+
+def test_a_locked_database_gives_a_clear_error(data_dir, tmp_path, capsys):
+    import sqlite3
+
+    import sqlite_utils
+    from tui.cli import main
+    path = build(tmp_path / "c.sqlite", data_dir=data_dir).path
+    before = open_catalogue(path)["compositions"].count
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")          # another process in the middle of a write
+    try:
+        fresh = sqlite_utils.Database(sqlite3.connect(path, timeout=0.1))
+        with pytest.raises(CatalogueError) as info:
+            import_file(fresh, _thirty_positions(tmp_path), "thirty")
+        assert str(path) in str(info.value) and "locked by another process" in str(info.value)
+        assert "nothing imported" in str(info.value)
+        holder.execute("COMMIT")
+        holder.execute("BEGIN EXCLUSIVE")      # now readers wait too (5 s, then give up)
+        code = main(["catalogue", "search", "卧槽", "--db", str(path)])
+        err = capsys.readouterr().err
+        assert code == 1 and "Traceback" not in err
+        assert str(path) in err and "locked by another process" in err
+    finally:
+        holder.rollback()
+        holder.close()
+    assert open_catalogue(path)["compositions"].count == before
+
+
 def test_export_round_trip(data_dir, tmp_path):
     db = open_catalogue(build(tmp_path / "c.sqlite", data_dir=data_dir).path)
     records = export_records(db, collection="适情雅趣")

@@ -127,3 +127,21 @@ def test_console_script():
     result = subprocess.run([str(script), "fen", "check", "4k4/9/9/9/9/9/9/9/9/4K4 w"],
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 1 and "face each other" in result.stdout + result.stderr
+
+
+def test_an_undecodable_argument_is_a_usage_error():
+    # Issue 16: catalogue search $'\xff' ended in a UnicodeEncodeError traceback.
+    import subprocess
+    import sys
+    result = subprocess.run([sys.executable, "-m", "tui.cli", "catalogue", "search", b"\xff"],
+                            capture_output=True)
+    assert result.returncode == 2 and b"Traceback" not in result.stderr
+    assert b"argument 3 is not valid UTF-8: b'\\xff'" in result.stderr
+
+
+def test_perft_depth_must_not_be_negative(capsys):
+    import pytest
+    from tui.cli import main
+    with pytest.raises(SystemExit) as info:
+        main(["perft", "4k4/9/9/9/9/9/9/9/9/3K5 w", "-1"])
+    assert info.value.code == 2 and "at least 0" in capsys.readouterr().err

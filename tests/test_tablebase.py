@@ -556,7 +556,8 @@ def test_scratch_files_of_dead_builds_are_removed(tmp_path):
     build(["KRK"], tmp_path, log=lambda line: None)
     assert not gone.exists() and alive.exists() and other.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        ["KK.xqtb", "KRK.xqtb", alive.name, other.name])
+        ["KK.xqtb", "KK.xqtb.build.json", "KRK.xqtb", "KRK.xqtb.build.json", alive.name,
+         other.name])
     assert remove_stale_scratch(tmp_path) == []
 
 
@@ -673,3 +674,21 @@ def test_recheck_reports_each_altered_code(table_dir):
     for (side, index, code), original in zip(altered, originals):
         assert (side, index, code, original) in mismatches
     assert bad == len(mismatches) >= 3
+
+
+def test_a_clock_over_16_bits_keeps_its_cursed_win(table_dir, capsys):
+    # Issue 16: move generation used to wrap a 40,000 clock in the undo record.
+    tablebase = open_tablebase(table_dir)
+    fen = "3ak4/9/9/9/9/9/9/9/9/3K4R w - - 40000 1"
+    board = Board(fen)
+    board.legal_moves
+    assert board.halfmove_clock == 40000
+    assert tablebase.probe_wdl(board) == 1
+    ranked = tablebase.ranked_moves(board)
+    assert ranked and all(item.value.wdl in (1, 0, -1, -2) and item.value.wdl != 2
+                          for item in ranked)
+    tablebase.close()
+    from tui.cli import main
+    assert main(["tb", "probe", fen, "--dir", str(table_dir)]) == 0
+    out = capsys.readouterr().out
+    assert "60-move rule" in out.splitlines()[0]

@@ -28,7 +28,10 @@ from typing import ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.command import CommandPalette
+from textual.css.query import NoMatches
 from textual.dom import DOMNode
+from textual.worker import WorkerFailed
 
 from xiangqi import Board
 
@@ -74,6 +77,30 @@ class XQStudioApp(App[None]):
         ("FEN dialog", FenDialog),
     ]
     """Titles and classes whose ``BINDINGS`` the help screen lists, after the app's own."""
+
+    _quitting = False
+
+    async def action_quit(self) -> None:
+        """Quit.  A command palette still searching is stopped first: its search worker
+        would otherwise look for its result list after the screens are gone."""
+        self._quitting = True
+        for screen in self.screen_stack:
+            if isinstance(screen, CommandPalette):
+                self.workers.cancel_node(screen)
+        self.exit()
+
+    def exit(self, *args, **kwargs) -> None:
+        self._quitting = True
+        super().exit(*args, **kwargs)
+
+    def _handle_exception(self, error: Exception) -> None:
+        # A palette search that was already past its cancellation check when the app began
+        # to close finds its widgets gone (WorkerFailed: NoMatches('CommandList')): nothing
+        # is lost by quitting without it.
+        if self._quitting and isinstance(error, WorkerFailed) and \
+                isinstance(error.error, NoMatches) and "CommandList" in str(error.error):
+            return
+        super()._handle_exception(error)
 
     def __init__(self, fen: str | None = None, start_mode: str | None = None) -> None:
         """``fen``: the position analyse mode starts from (default: the start position);

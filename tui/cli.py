@@ -48,8 +48,25 @@ def run_studio(args: argparse.Namespace) -> int:
     return 0
 
 
+def undecodable_argument(argv: list[str]) -> str | None:
+    """The error for the first argument that is not valid UTF-8 (Python keeps its bytes as
+    lone surrogates, which no output can print), or None."""
+    for number, arg in enumerate(argv, start=1):
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            raw = arg.encode("utf-8", "surrogateescape")
+            return f"argument {number} is not valid UTF-8: {raw!r}"
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
+    problem = undecodable_argument(sys.argv[1:] if argv is None else argv)
+    if problem is not None:
+        parser.print_usage(sys.stderr)
+        print(f"xqstudio: error: {problem}", file=sys.stderr)
+        return 2
     args = parser.parse_args(argv)
     if args.command is None:
         if sys.stdout.isatty() and sys.stdin.isatty():

@@ -1,5 +1,5 @@
 """Xiangqi rules engine: board, moves, FEN and notations (Cython core in ``_core``)."""
-from ._core import IllegalMoveError, InvalidMoveError, Move
+from ._core import IllegalMoveError, InvalidMoveError, Move, PerftInterrupted
 from .board import Board, Outcome, Termination
 from .fen import STARTING_FEN, FenError
 from .pieces import (
@@ -9,7 +9,7 @@ from .pieces import (
 
 __all__ = [
     "Board", "Move", "Outcome", "Termination", "FenError", "IllegalMoveError",
-    "InvalidMoveError", "STARTING_FEN", "Piece", "RED", "BLACK", "KING", "ADVISOR",
+    "InvalidMoveError", "PerftInterrupted", "STARTING_FEN", "Piece", "RED", "BLACK", "KING", "ADVISOR",
     "ELEPHANT", "HORSE", "ROOK", "CANNON", "PAWN", "square", "square_file", "square_rank",
     "square_name", "parse_square",
 ]

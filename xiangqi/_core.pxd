@@ -3,7 +3,7 @@
 # Squares: the engine works on a 16x16 padded mailbox (``sq256``); the public API uses
 # 0..89 (``sq90 = rank * 9 + file``).  Moves are ints ``from256 | to256 << 8``.
 # The position lives in a plain C struct so nogil code (prange workers) can own one each.
-from libc.stdint cimport uint64_t, uint8_t, int16_t
+from libc.stdint cimport uint64_t, uint8_t, int32_t
 
 cdef enum:
     EMPTY = 0
@@ -21,12 +21,13 @@ cdef enum:
     MAX_MOVES = 128          # more than the most legal moves any position has (about 110)
     MAX_PIECES = 16
     NULL_MOVE_MARK = 0x40    # ``Undo.captured`` of a pass (bs_make_null): no piece code
+    CLOCK_LIMIT = 100000     # the largest halfmove clock / move number a FEN may give
 
 cdef struct Undo:
     int move
     uint8_t captured
     uint8_t capture_index    # where the captured piece stood in its side's piece list
-    int16_t halfmove_clock
+    int32_t halfmove_clock   # 32 bits: FEN allows clocks up to CLOCK_LIMIT (100,000)
     uint64_t key
 
 cdef struct BoardState:

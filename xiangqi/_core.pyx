@@ -13,6 +13,8 @@ from libc.stdlib cimport malloc, realloc, free, abort
 from libc.string cimport memset, memcpy
 from libc.stdint cimport uint64_t, uint8_t
 
+import threading
+
 # ----------------------------------------------------------------------------------------
 # Static tables
 
@@ -295,7 +297,7 @@ cdef void bs_make(BoardState* s, int move) noexcept nogil:
         s.piece_squares[opp][idx] = last
         s.piece_index[last] = idx
         s.halfmove_clock = 0
-    else:
+    elif s.halfmove_clock < CLOCK_LIMIT:   # saturates, so fen() stays parseable
         s.halfmove_clock += 1
     s.squares[t] = piece
     s.squares[f] = EMPTY
@@ -679,6 +681,55 @@ cdef bint bs_gives_check(BoardState* s, int move) noexcept nogil:
     bs_unmake(s)
     return result
 
+# Ctrl-C during perft: while BaseBoard.perft runs on the main thread, SIGINT sets a flag
+# that every interior node of the count polls (a node takes microseconds), so the count stops
+# at once and the Python caller learns what was finished.
+cdef extern from *:
+    """
+    #include <signal.h>
+    #include <string.h>
+    static volatile sig_atomic_t xq_perft_stop = 0;
+    static struct sigaction xq_perft_old_action;
+    static int xq_perft_installed = 0;
+    static void xq_perft_on_sigint(int sig) { (void)sig; xq_perft_stop = 1; }
+    static void xq_perft_catch_sigint(void) {
+        struct sigaction action;
+        memset(&action, 0, sizeof action);
+        action.sa_handler = xq_perft_on_sigint;
+        sigemptyset(&action.sa_mask);
+        xq_perft_stop = 0;
+        xq_perft_installed = sigaction(SIGINT, &action, &xq_perft_old_action) == 0;
+    }
+    static void xq_perft_release_sigint(void) {
+        if (xq_perft_installed) sigaction(SIGINT, &xq_perft_old_action, NULL);
+        xq_perft_installed = 0;
+        xq_perft_stop = 0;
+    }
+    static int xq_perft_stopped(void) { return xq_perft_stop != 0; }
+    static void xq_perft_request_stop(void) { xq_perft_stop = 1; }
+    """
+    void xq_perft_catch_sigint()
+    void xq_perft_release_sigint()
+    int xq_perft_stopped() noexcept nogil
+    void xq_perft_request_stop() noexcept nogil
+
+
+class PerftInterrupted(KeyboardInterrupt):
+    """Ctrl-C during :meth:`BaseBoard.perft`: ``done`` lists (move, count) for the root
+    moves finished (exact), ``remaining`` how many root moves were not counted."""
+
+    def __init__(self, done, remaining, depth):
+        super().__init__(f"perft {depth} interrupted: {len(done)} root moves counted, "
+                         f"{remaining} not")
+        self.done = done
+        self.remaining = remaining
+        self.depth = depth
+
+    @property
+    def partial_total(self):
+        return sum(count for _, count in self.done)
+
+
 cdef unsigned long long bs_perft(BoardState* s, int depth) noexcept nogil:
     cdef int moves[MAX_MOVES]
     cdef int n = bs_legal_moves(s, moves)
@@ -686,6 +737,8 @@ cdef unsigned long long bs_perft(BoardState* s, int depth) noexcept nogil:
     cdef unsigned long long total = 0
     if depth <= 1:
         return n if depth == 1 else 1
+    if xq_perft_stopped():
+        return 0                      # the caller discards the interrupted root move
     for i in range(n):
         bs_make(s, moves[i])
         total += bs_perft(s, depth - 1)
@@ -704,6 +757,15 @@ cdef int bs_repetitions(BoardState* s) noexcept nogil:
     return count
 
 
+def _checked_clock(value, str name, int minimum):
+    """``value`` if it is a whole number from ``minimum`` to CLOCK_LIMIT, else ValueError."""
+    if type(value) is bool or not isinstance(value, int):
+        raise ValueError(f"{name} must be a whole number, not {value!r}")
+    if not minimum <= value <= CLOCK_LIMIT:
+        raise ValueError(f"{name} must be from {minimum} to {CLOCK_LIMIT:,}, not {value}")
+    return value
+
+
 cdef class BaseBoard:
     """The engine's board: piece placement, side to move, clocks, key and undo stack."""
 
@@ -719,7 +781,9 @@ cdef class BaseBoard:
         return self.state.turn
 
     @turn_code.setter
-    def turn_code(self, int value):
+    def turn_code(self, value):
+        if type(value) is bool or not isinstance(value, int) or value not in (RED, BLACK):
+            raise ValueError(f"turn_code must be 0 (Red) or 1 (Black), not {value!r}")
         self.state.turn = value
         bs_rebuild(&self.state)
 
@@ -728,16 +792,16 @@ cdef class BaseBoard:
         return self.state.halfmove_clock
 
     @halfmove_clock.setter
-    def halfmove_clock(self, int value):
-        self.state.halfmove_clock = value
+    def halfmove_clock(self, value):
+        self.state.halfmove_clock = _checked_clock(value, "halfmove_clock", 0)
 
     @property
     def fullmove_number(self):
         return self.state.fullmove_number
 
     @fullmove_number.setter
-    def fullmove_number(self, int value):
-        self.state.fullmove_number = value
+    def fullmove_number(self, value):
+        self.state.fullmove_number = _checked_clock(value, "fullmove_number", 1)
 
     # -- Python-level access, used by xiangqi.board ------------------------------------------
 
@@ -875,29 +939,42 @@ cdef class BaseBoard:
         """Count leaf nodes of the legal move tree ``depth`` plies deep.
 
         The last ply is counted from the legal-move list (bulk counting), as
-        Stockfish-family engines do.
+        Stockfish-family engines do.  Ctrl-C stops the count within microseconds and raises
+        :class:`PerftInterrupted` with the root moves counted so far.
         """
-        cdef unsigned long long n
         if depth < 0:
-            raise ValueError("perft depth must be >= 0")
-        with nogil:
-            n = bs_perft(&self.state, depth)
-        return n
+            raise ValueError(f"perft depth must be >= 0, not {depth}")
+        if depth <= 2:
+            return bs_perft(&self.state, depth)
+        return sum(count for _, count in self.perft_divide(depth))
 
     def perft_divide(self, int depth):
         """Perft per legal move: a list of (move, nodes)."""
         cdef int moves[MAX_MOVES]
         cdef int n = bs_legal_moves(&self.state, moves)
         cdef int i
+        cdef unsigned long long count
+        cdef bint stopped = False
+        cdef bint main = threading.current_thread() is threading.main_thread()
         result = []
         if depth < 1:
-            raise ValueError("perft divide depth must be >= 1")
-        for i in range(n):
-            bs_make(&self.state, moves[i])
-            count = bs_perft(&self.state, depth - 1)
-            bs_unmake(&self.state)
-            result.append((_move_object(SQ90[xq_move_from(moves[i])], SQ90[xq_move_to(moves[i])]),
-                           count))
+            raise ValueError(f"perft divide depth must be >= 1, not {depth}")
+        if main:
+            xq_perft_catch_sigint()
+        try:
+            for i in range(n):
+                with nogil:
+                    bs_make(&self.state, moves[i])
+                    count = bs_perft(&self.state, depth - 1)
+                    bs_unmake(&self.state)
+                    stopped = xq_perft_stopped()
+                if stopped:
+                    break
+                result.append((_move_object(SQ90[xq_move_from(moves[i])],
+                                            SQ90[xq_move_to(moves[i])]), count))
+        finally:
+            if main:
+                xq_perft_release_sigint()
+        if stopped:
+            raise PerftInterrupted(result, n - len(result), depth)
         return result
-
-

@@ -17,7 +17,7 @@ import enum
 from dataclasses import dataclass
 
 from ._core import BaseBoard, IllegalMoveError, InvalidMoveError, Move
-from .fen import STARTING_FEN, FenError, kings_facing, parse_fen, placement_fen
+from .fen import CLOCK_LIMIT, STARTING_FEN, FenError, kings_facing, parse_fen, placement_fen
 from .pieces import BLACK, COLOR_NAMES, KING, RED, Color, Piece, mirror_square, square_name
 
 
@@ -83,7 +83,7 @@ class Board(BaseBoard):
 
     def fen(self) -> str:
         return (f"{self.board_fen()} {'w' if self.turn_code == RED else 'b'} - - "
-                f"{self.halfmove_clock} {self.fullmove_number}")
+                f"{self.halfmove_clock} {min(self.fullmove_number, CLOCK_LIMIT)}")
 
     # -- pieces ------------------------------------------------------------------------------
 

@@ -7,6 +7,7 @@ import sys
 import time
 import unicodedata
 
+from ._core import PerftInterrupted
 from .board import Board
 from .fen import FenError
 
@@ -26,14 +27,25 @@ def cmd_perft(args: argparse.Namespace) -> int:
     if board is None:
         return 1
     start = time.perf_counter()
-    if args.divide:
-        total = 0
-        for move, count in sorted(board.perft_divide(args.depth), key=lambda mc: mc[0].iccs()):
+    try:
+        if args.divide:
+            total = 0
+            for move, count in sorted(board.perft_divide(args.depth),
+                                      key=lambda mc: mc[0].iccs()):
+                print(f"{move.iccs()}: {count}")
+                total += count
+            print()
+        else:
+            total = board.perft(args.depth)
+    except PerftInterrupted as stop:
+        # What is known: the exact count under each root move finished before Ctrl-C.
+        elapsed = time.perf_counter() - start
+        print(f"interrupted after {elapsed:.1f} s: {len(stop.done)} of "
+              f"{len(stop.done) + stop.remaining} root moves counted", file=sys.stderr)
+        for move, count in stop.done:
             print(f"{move.iccs()}: {count}")
-            total += count
-        print()
-    else:
-        total = board.perft(args.depth)
+        print(f"partial total (the root moves above): {stop.partial_total}")
+        return 130
     elapsed = time.perf_counter() - start
     if args.verbose:
         rate = total / elapsed if elapsed > 0 else float("inf")
@@ -123,10 +135,25 @@ def _pad(text: str, cells: int) -> str:
     return text + " " * max(0, cells - width)
 
 
+def whole_number(minimum: int, maximum: int | None = None):
+    """An argparse type: an integer from ``minimum`` (to ``maximum``), else a usage error."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a whole number, not {text!r}") from None
+        if value < minimum or (maximum is not None and value > maximum):
+            bound = f"from {minimum} to {maximum}" if maximum is not None else f"at least {minimum}"
+            raise argparse.ArgumentTypeError(f"must be {bound}, not {value}")
+        return value
+    parse.__name__ = "whole number"
+    return parse
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     perft = subparsers.add_parser("perft", help="count leaf nodes of the legal move tree")
     perft.add_argument("fen", metavar="FEN")
-    perft.add_argument("depth", metavar="DEPTH", type=int)
+    perft.add_argument("depth", metavar="DEPTH", type=whole_number(0))
     perft.add_argument("--divide", action="store_true", help="show the count under each move")
     perft.add_argument("-v", "--verbose", action="store_true", help="print time and speed")
     perft.set_defaults(handler=cmd_perft)
@@ -145,7 +172,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="moves in ICCS, WXF, Chinese or 一字三码 (detected)")
     judge.add_argument("--rules", choices=("chinese", "asian"), default="chinese",
                        help="rule set: chinese (中国象棋竞赛规则) or asian (AXF)")
-    judge.add_argument("--occurrences", type=int, default=3,
+    judge.add_argument("--occurrences", type=whole_number(2), default=3,
                        help="judge once the final position has occurred this often (default 3)")
     judge.add_argument("--notation", choices=NOTATIONS, default="chinese")
     judge.add_argument("--json", action="store_true", help="machine-readable output")

@@ -21,6 +21,10 @@ from .pieces import (
     square, square_file, square_name,
 )
 
+# The largest halfmove clock and move number a FEN may give; the engine holds them in 32 bits
+# and its halfmove clock stops counting here, so every FEN it writes reads back.
+CLOCK_LIMIT = 100_000
+
 STARTING_FEN = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
 
 _PLACE_NAMES = {
@@ -151,13 +155,14 @@ def parse_fen(text: str) -> ParsedFen:
 def _clock(text: str, name: str, minimum: int) -> int:
     if not (text.isascii() and text.isdigit()):
         raise FenError(f"{name} must be a whole number, not {text!r}")
-    if len(text) > 12:  # (int() refuses strings of over 4300 digits with a plain ValueError)
-        raise FenError(f"{name} is implausibly large: {text[:12]}... ({len(text)} digits)")
-    value = int(text)
+    digits = text.lstrip("0") or "0"     # leading zeros do not make a number large
+    if len(digits) > 12:  # (int() refuses strings of over 4300 digits with a plain ValueError)
+        raise FenError(f"{name} is implausibly large: {digits[:12]}... ({len(digits)} digits)")
+    value = int(digits)
     if value < minimum:
         raise FenError(f"{name} must be at least {minimum}, not {value}")
-    if value > 100_000:
-        raise FenError(f"{name} is implausibly large: {value}")
+    if value > CLOCK_LIMIT:
+        raise FenError(f"{name} is implausibly large: {value} (at most {CLOCK_LIMIT:,})")
     return value
 
 

@@ -83,3 +83,38 @@ def test_studio_command_refuses_a_bad_fen(capsys):
     out, err = capsys.readouterr()
     assert status == 1 and out == ""
     assert err.strip() == "error: invalid FEN: Black has no king"
+
+
+def test_quitting_while_the_palette_searches_is_clean(studio):
+    # Issue 16: WorkerFailed NoMatches('CommandList') when quitting during a palette search.
+    from textual.command import CommandPalette
+    from textual.css.query import NoMatches
+    from textual.worker import WorkerFailed
+
+    async def scenario(pilot):
+        await pilot.press("ctrl+p", "f", "l")
+        palette = pilot.app.screen
+        searching = [w for w in pilot.app.workers if w.node is palette]
+        # The late search failing as the screens go must not become the app's error.
+        pilot.app.exit()
+        pilot.app._handle_exception(WorkerFailed(NoMatches(
+            "No nodes match 'CommandList' on CommandPalette()")))
+        return type(palette), searching
+
+    palette_type, _ = studio(scenario)
+    assert palette_type is CommandPalette
+
+
+def test_quit_cancels_the_palette_search(studio):
+    from textual.command import CommandPalette
+
+    async def scenario(pilot):
+        await pilot.press("ctrl+p", "f")
+        palette = pilot.app.screen
+        assert isinstance(palette, CommandPalette)
+        await pilot.press("ctrl+q")
+        return pilot.app.return_code, [w.state.name for w in pilot.app.workers
+                                       if w.node is palette]
+
+    code, states = studio(scenario)
+    assert code in (0, None) and all(state in ("CANCELLED", "SUCCESS") for state in states)

@@ -1,0 +1,160 @@
+"""Issue 16, tablebases: reproducible table bytes, a damaged sub-table found and rebuilt
+before reuse, header fields validated into CorruptTableError, `tb list` naming damage,
+argument ranges and Ctrl-C during `tb build`."""
+import json
+import signal
+import struct
+import subprocess
+import sys
+import time
+import zlib
+
+import pytest
+
+from tablebases.build import build, table_problem
+from tablebases.format import CorruptTableError, TableFile, build_info_path, read_header, table_path
+from tablebases.probe import open_tablebase
+from tui.cli import main
+from xiangqi import Board
+
+
+def _quiet(line):
+    pass
+
+
+def test_two_builds_of_krk_are_byte_identical(tmp_path):
+    build("KRK", tmp_path / "one", threads=1, log=_quiet)
+    build("KRK", tmp_path / "two", threads=2, log=_quiet)
+    for name in ("KK", "KRK"):
+        one = table_path(tmp_path / "one", name).read_bytes()
+        two = table_path(tmp_path / "two", name).read_bytes()
+        assert one == two, name
+    header = read_header(table_path(tmp_path / "one", "KRK"))
+    assert not any(key.endswith("_seconds") or key == "threads" for key in header.extra)
+    timings = json.loads(build_info_path(table_path(tmp_path / "two", "KRK")).read_text())
+    assert timings["threads"] == 1 and "dtm_seconds" in timings   # KRK is small: one thread
+
+
+@pytest.fixture(scope="module")
+def krkab(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("krkab")
+    build("KRKAB", directory, threads=1, log=_quiet)
+    return directory
+
+
+def _flip(path, array="dtm/black", at=5):
+    offset = TableFile(path).header.blocks[array][0][0] + at
+    data = bytearray(path.read_bytes())
+    data[offset] ^= 0x40
+    path.write_bytes(bytes(data))
+    return offset
+
+
+@pytest.mark.parametrize("array", ["dtm/black", "rules/chase_red"])
+def test_a_damaged_sub_table_is_rebuilt_before_reuse(krkab, tmp_path, array):
+    import shutil
+    for path in krkab.glob("*.xqtb"):
+        shutil.copy(path, tmp_path)
+    krka = table_path(tmp_path, "KRKA")
+    sound = krka.read_bytes()
+    _flip(krka, array)
+    assert table_problem(krka) is not None
+    lines = []
+    build("KRKAB", tmp_path, threads=1, log=lines.append)
+    rebuilt = [line for line in lines if "rebuilding" in line]
+    assert len(rebuilt) == 1 and rebuilt[0].startswith("KRKA:") and str(krka) in rebuilt[0]
+    assert krka.read_bytes() == sound and table_problem(krka) is None
+
+
+def test_tb_list_shows_a_damaged_table(krkab, tmp_path, capsys):
+    import shutil
+    for path in krkab.glob("*.xqtb"):
+        shutil.copy(path, tmp_path)
+    assert main(["tb", "list", "--dir", str(tmp_path)]) == 0
+    assert "DAMAGED" not in capsys.readouterr().out
+    _flip(table_path(tmp_path, "KRKA"), "rules/victim_black", 3)
+    assert main(["tb", "list", "--dir", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    damaged = [line for line in out.splitlines() if "DAMAGED" in line]
+    assert len(damaged) == 1 and damaged[0].startswith("KRKA ") and "checksum" in damaged[0]
+    assert main(["tb", "list", "--quick", "--dir", str(tmp_path)]) == 0   # headers only
+
+
+def _rewrite_header(path, change):
+    """Apply ``change`` to the header's JSON fields and store it with a valid checksum."""
+    data = path.read_bytes()
+    (length,) = struct.unpack("<I", data[4:8])
+    fields = json.loads(data[8:8 + length])
+    change(fields)
+    encoded = json.dumps(fields, sort_keys=True).encode()
+    encoded = encoded.ljust(length, b" ")
+    path.write_bytes(data[:4] + struct.pack("<I", len(encoded)) + encoded
+                     + struct.pack("<I", zlib.crc32(encoded)) + data[8 + length + 4:])
+
+
+def _first_block(fields):
+    return fields["blocks"]["dtm/red"][0]
+
+
+@pytest.mark.parametrize("change,message", [
+    (lambda f: f.update(block_entries=0), "block_entries is 0"),
+    (lambda f: f.update(block_entries="many"), "block_entries"),
+    (lambda f: f.update(size=-3), "size is -3"),
+    (lambda f: f.update(material="KXK"), "material 'KXK' does not parse"),
+    (lambda f: f.update(material=7), "material is 7"),
+    (lambda f: _first_block(f).__setitem__(0, -40), "block dtm/red#0 at offset -40"),
+    (lambda f: _first_block(f).__setitem__(0, 3), "block dtm/red#0 at offset 3"),
+    (lambda f: _first_block(f).__setitem__(1, 10**9), "file truncated"),
+    (lambda f: _first_block(f).__setitem__(2, "crc"), "not [offset, length, crc]"),
+    (lambda f: f["blocks"]["dtm/red"].append([100, 5, 0]), "blocks"),
+    (lambda f: f.update(blocks=[]), "blocks is not an object"),
+    (lambda f: f.update(lengths={"dtm/red": -1}), "length of dtm/red"),
+    (lambda f: f.update(data_checksum=None), "data_checksum"),
+])
+def test_hand_made_headers_raise_corrupt_table_error(krkab, tmp_path, change, message):
+    import shutil
+    path = tmp_path / "KRK.xqtb"
+    shutil.copy(table_path(krkab, "KRK"), path)
+    _rewrite_header(path, change)
+    with pytest.raises(CorruptTableError) as info:
+        TableFile(path)
+    assert message in str(info.value) and str(path) in str(info.value)
+    assert "at offset" in str(info.value)
+    # Every user of the file sees the same error, never ZeroDivisionError or OSError.
+    tablebase = open_tablebase(tmp_path)
+    with pytest.raises(CorruptTableError):
+        tablebase.probe_wdl(Board("4k4/9/9/9/9/9/9/9/9/3K4R w"))
+    tablebase.close()
+    assert main(["tb", "list", "--dir", str(tmp_path)]) == 1
+
+
+@pytest.mark.parametrize("argv", [
+    ["tb", "build", "KCK", "--threads", "0"], ["tb", "build", "KCK", "--threads", "-2"],
+    ["tb", "verify", "KCK", "--threads", "0"], ["tb", "build", "KCK", "--threads", "two"],
+])
+def test_thread_counts_are_checked_by_the_parser(argv, tmp_path, capsys):
+    with pytest.raises(SystemExit) as info:
+        main(argv + ["--dir", str(tmp_path)])
+    assert info.value.code == 2 and "--threads" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())
+
+
+def test_ctrl_c_stops_tb_build_cleanly(tmp_path):
+    child = subprocess.Popen(
+        [sys.executable, "-m", "tui.cli", "tb", "build", "KRNKA", "--threads", "1", "--dir",
+         str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not table_path(tmp_path, "KRKA").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.3)
+    child.send_signal(signal.SIGINT)
+    sent = time.perf_counter()
+    out, err = child.communicate(timeout=30)
+    latency = time.perf_counter() - sent
+    assert child.returncode == 130, err
+    assert "interrupted" in err and "finished tables:" in err and "Traceback" not in err
+    assert latency < 2.0
+    leftovers = [p.name for p in tmp_path.iterdir() if p.name.endswith((".tmp", ".blocks"))]
+    assert leftovers == []
+    for path in tmp_path.glob("*.xqtb"):
+        assert table_problem(path) is None
