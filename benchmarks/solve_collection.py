@@ -57,7 +57,8 @@ def main() -> None:
         row = {"number": number, **verdict_of(Board(fen), args.checks_seconds,
                                               args.any_seconds, args.any_moves)}
         rows.append(row)
-        print(f"{number:3d} {row['stipulation']:<6} {row['verdict']:<16} {row['moves']}", flush=True)
+        print(f"{number:3d} {row['stipulation']:<6} {row['verdict']:<16} {row['moves']}",
+              flush=True)
     fd, temp = tempfile.mkstemp(dir=TARGET.parent, suffix=".tmp")
     with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
         writer = csv.DictWriter(handle, ["number", "stipulation", "verdict", "moves", "main_line"],

@@ -41,9 +41,20 @@ from pathlib import Path
 
 from xiangqi import Board
 
-from .catalogue import (CatalogueError, Entry, build, export_records, get_entry, import_file,
-                        list_collections, list_patterns, open_catalogue, pattern_of, query,
-                        search)
+from .catalogue import (
+    CatalogueError,
+    Entry,
+    build,
+    export_records,
+    get_entry,
+    import_file,
+    list_collections,
+    list_patterns,
+    open_catalogue,
+    pattern_of,
+    query,
+    search,
+)
 from .paths import default_database
 
 _ENTRY_FILTERS = ("collection", "pattern", "text", "pieces", "min_moves", "max_moves",
@@ -133,7 +144,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     db = open_catalogue(args.db)
     if args.ref.isdigit():
         entry = get_entry(db, "composition", int(args.ref))
-        licence = db["compositions"].get(entry.id)["licence"]
+        licence = db.table("compositions").get(entry.id)["licence"]
         if args.json:
             _emit({**asdict(entry), "licence": licence})
             return 0

@@ -222,11 +222,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     stats = with_dir(commands.add_parser("stats", help="counts, histograms and the longest win"))
     stats.add_argument("material", metavar="MATERIAL")
-    stats.add_argument("--line", action="store_true", help="print the main lines of the longest win and "
-                       "the longest conversion")
+    stats.add_argument("--line", action="store_true",
+                       help="print the main lines of the longest win and the longest conversion")
     stats.set_defaults(handler=cmd_stats)
 
-    verify = with_dir(commands.add_parser("verify", help="re-derive every value from its successors"))
+    verify = with_dir(commands.add_parser("verify",
+                                          help="re-derive every value from its successors"))
     verify.add_argument("material", metavar="MATERIAL")
     verify.add_argument("--threads", type=int, default=default_threads())
     verify.set_defaults(handler=cmd_verify)

@@ -286,20 +286,24 @@ class TableFile:
             raise CorruptTableError(self.path, 8, f"no block {number} of {name} in the header") \
                 from None
         if offset + length > self._file_size:
-            raise CorruptTableError(self.path, self._file_size,
-                                    f"file truncated: block {name}#{number} needs {offset + length} bytes")
+            raise CorruptTableError(
+                self.path, self._file_size,
+                f"file truncated: block {name}#{number} needs {offset + length} bytes")
         self._handle.seek(offset)
         packed = self._handle.read(length)
         if zlib.crc32(packed) != crc:
-            raise CorruptTableError(self.path, offset, f"checksum mismatch in block {name}#{number}")
+            raise CorruptTableError(self.path, offset,
+                                    f"checksum mismatch in block {name}#{number}")
         try:
             raw = zlib.decompress(packed)
         except zlib.error:
-            raise CorruptTableError(self.path, offset, f"undecodable block {name}#{number}") from None
+            raise CorruptTableError(self.path, offset,
+                                    f"undecodable block {name}#{number}") from None
         length = self.header.lengths.get(name, self.header.size)
         expected = min(self.header.block_entries, length - number * self.header.block_entries)
         if len(raw) != expected * 2:
-            raise CorruptTableError(self.path, offset, f"block {name}#{number} has the wrong length")
+            raise CorruptTableError(self.path, offset,
+                                    f"block {name}#{number} has the wrong length")
         block = array.array("H")
         block.frombytes(raw)
         if sys.byteorder != "little":

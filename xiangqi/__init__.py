@@ -3,8 +3,21 @@ from ._core import IllegalMoveError, InvalidMoveError, Move
 from .board import Board, Outcome, Termination
 from .fen import STARTING_FEN, FenError
 from .pieces import (
-    ADVISOR, BLACK, CANNON, ELEPHANT, HORSE, KING, PAWN, RED, ROOK, Piece, parse_square,
-    square, square_file, square_name, square_rank,
+    ADVISOR,
+    BLACK,
+    CANNON,
+    ELEPHANT,
+    HORSE,
+    KING,
+    PAWN,
+    RED,
+    ROOK,
+    Piece,
+    parse_square,
+    square,
+    square_file,
+    square_name,
+    square_rank,
 )
 
 __all__ = [
