@@ -29,7 +29,8 @@ def run(quick: bool = False) -> None:
         nodes = board.perft(depth)
         elapsed = time.perf_counter() - start
         status = "" if nodes == expected else f"  WRONG (expected {expected})"
-        print(f"{note:34} {depth:>5} {nodes:>12} {elapsed:>8.3f} {nodes / elapsed / 1e6:>10.1f}{status}")
+        rate = nodes / elapsed / 1e6
+        print(f"{note:34} {depth:>5} {nodes:>12} {elapsed:>8.3f} {rate:>10.1f}{status}")
         total_nodes += nodes
         total_time += elapsed
     print(f"perft total: {total_nodes / total_time / 1e6:.1f} M nodes/s (bulk counting, 1 thread)")

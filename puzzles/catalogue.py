@@ -26,9 +26,9 @@ import sqlite3
 import tempfile
 import tomllib
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable
 
 import sqlite_utils
 
@@ -150,7 +150,8 @@ def load_great_four(data_dir: Path = DATA_DIR) -> list[dict]:
 
 # -- checking examples ------------------------------------------------------------------------
 
-def check_example(row: dict, run_solver: bool, seconds: float = 20.0) -> tuple[list[Move], str | None]:
+def check_example(row: dict, run_solver: bool,
+                  seconds: float = 20.0) -> tuple[list[Move], str | None]:
     """Replay an example's solution; with ``run_solver`` also prove its forced length.
 
     Returns (the solution moves, None) or ([], the problem in words)."""
@@ -200,7 +201,7 @@ def build(path: Path | str | None = None, data_dir: Path = DATA_DIR, verify: boo
     known = {p["id"] for p in patterns}
     report = BuildReport(path)
     example_rows = []
-    now = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    now = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
     for row in examples:
         if row["pattern_id"] not in known:
             report.problems.append(f"{row['_path']}, line {row['_line']}: unknown pattern "
@@ -240,20 +241,21 @@ def build(path: Path | str | None = None, data_dir: Path = DATA_DIR, verify: boo
         db = sqlite_utils.Database(temp_name)
         with db.conn:
             _create_schema(db)
-            db["meta"].insert_all([
+            db.table("meta").insert_all([
                 {"key": "schema_version", "value": str(SCHEMA_VERSION)},
                 {"key": "built_at", "value": now},
                 {"key": "solver_version", "value": SOLVER_VERSION},
             ])
-            db["patterns"].insert_all({
+            db.table("patterns").insert_all({
                 "id": p["id"], "name_zh": p["name_zh"], "name_en": p["name_en"],
                 "aliases_zh": json.dumps(p.get("aliases_zh", []), ensure_ascii=False),
-                "description_zh": p["description_zh"], "description_en": p.get("description_en", ""),
+                "description_zh": p["description_zh"],
+                "description_en": p.get("description_en", ""),
                 "pieces": json.dumps(p.get("pieces", [])), "tags": json.dumps(p.get("tags", []),
                                                                              ensure_ascii=False),
             } for p in patterns)
-            db["examples"].insert_all(example_rows)
-            db["compositions"].insert_all(compositions)
+            db.table("examples").insert_all(example_rows)
+            db.table("compositions").insert_all(compositions)
             _index_search(db)
         db.conn.close()
         umask = os.umask(0)
@@ -271,22 +273,22 @@ def build(path: Path | str | None = None, data_dir: Path = DATA_DIR, verify: boo
 
 
 def _create_schema(db: sqlite_utils.Database) -> None:
-    db["meta"].create({"key": str, "value": str}, pk="key")
-    db["patterns"].create({
+    db.table("meta").create({"key": str, "value": str}, pk="key")
+    db.table("patterns").create({
         "id": str, "name_zh": str, "name_en": str, "aliases_zh": str, "description_zh": str,
         "description_en": str, "pieces": str, "tags": str}, pk="id", not_null={"name_zh"})
-    db["examples"].create({
+    db.table("examples").create({
         "id": int, "pattern_id": str, "fen": str, "stipulation": str, "moves": int,
         "solution_iccs": str, "solution_zh": str, "source": str, "note": str,
         "verification": str, "solver_version": str, "verified_at": str},
         pk="id", foreign_keys=[("pattern_id", "patterns", "id")], not_null={"fen"})
-    db["compositions"].create({
+    db.table("compositions").create({
         "id": int, "collection": str, "number": int, "title": str, "fen": str,
         "stipulation": str, "verdict": str, "moves": int, "main_line_iccs": str,
         "main_line_zh": str, "source": str, "licence": str}, pk="id", not_null={"fen"})
-    db["examples"].create_index(["pattern_id"])
-    db["compositions"].create_index(["collection", "number"], unique=True)
-    db["compositions"].create_index(["moves"])
+    db.table("examples").create_index(["pattern_id"])
+    db.table("compositions").create_index(["collection", "number"], unique=True)
+    db.table("compositions").create_index(["moves"])
     db.execute("CREATE VIRTUAL TABLE search USING fts5(kind UNINDEXED, ref UNINDEXED, title, body)")
 
 
@@ -312,7 +314,8 @@ def _index_search(db: sqlite_utils.Database) -> None:
 
 # -- using a built catalogue ------------------------------------------------------------------
 
-def open_catalogue(path: Path | str | None = None, build_if_missing: bool = True) -> sqlite_utils.Database:
+def open_catalogue(path: Path | str | None = None,
+                   build_if_missing: bool = True) -> sqlite_utils.Database:
     """The catalogue database; built from the source files first if it does not exist."""
     path = Path(path) if path is not None else default_database()
     if not path.exists():
@@ -337,10 +340,10 @@ def search(db: sqlite_utils.Database, query: str, limit: int = 50) -> list[dict]
     hits = []
     for kind, ref in rows:
         if kind == "pattern":
-            p = db["patterns"].get(ref)
+            p = db.table("patterns").get(ref)
             hits.append({"kind": kind, "id": ref, "title": f"{p['name_zh']} ({p['name_en']})"})
         else:
-            c = db["compositions"].get(int(ref))
+            c = db.table("compositions").get(int(ref))
             hits.append({"kind": kind, "id": int(ref),
                          "title": f"{c['collection']} {c['number']} {c['title']}"})
     return hits
@@ -511,7 +514,8 @@ def query(db: sqlite_utils.Database, text: str | None = None, pattern: str | Non
         raise CatalogueError(f"unknown kind {kind!r} (use example or composition)")
     if offset < 0 or (limit is not None and limit < 0):
         raise CatalogueError("limit and offset cannot be negative")
-    where, params = [], []
+    where: list[str] = []
+    params: list[object] = []
     if kind is not None:
         where.append("kind = ?")
         params.append(kind)

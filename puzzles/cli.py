@@ -41,12 +41,23 @@ from dataclasses import asdict
 from pathlib import Path
 
 from xiangqi import Board
-
 from xiangqi.cli import whole_number
 
-from .catalogue import (CatalogueError, Entry, build, database_error, export_records, get_entry,
-                        import_file, list_collections, list_patterns, open_catalogue, pattern_of,
-                        query, search)
+from .catalogue import (
+    CatalogueError,
+    Entry,
+    build,
+    database_error,
+    export_records,
+    get_entry,
+    import_file,
+    list_collections,
+    list_patterns,
+    open_catalogue,
+    pattern_of,
+    query,
+    search,
+)
 from .paths import default_database
 
 _ENTRY_FILTERS = ("collection", "pattern", "text", "pieces", "min_moves", "max_moves",
@@ -136,7 +147,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     db = open_catalogue(args.db)
     if args.ref.isdigit():
         entry = get_entry(db, "composition", int(args.ref))
-        licence = db["compositions"].get(entry.id)["licence"]
+        licence = db.table("compositions").get(entry.id)["licence"]
         if args.json:
             _emit({**asdict(entry), "licence": licence})
             return 0
@@ -278,7 +289,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     ls.add_argument("--min-moves", type=whole_number(0), default=None)
     ls.add_argument("--max-moves", type=whole_number(0), default=None)
     ls.add_argument("--verdict", help="e.g. mate")
-    ls.add_argument("--limit", type=whole_number(0), default=None, help="at most this many (default all)")
+    ls.add_argument("--limit", type=whole_number(0), default=None,
+                    help="at most this many (default all)")
     ls.add_argument("--offset", type=whole_number(0), default=0, help="skip this many first")
 
     show = common(commands.add_parser(

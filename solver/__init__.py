@@ -1,4 +1,4 @@
 """Mate solving (df-pn) and soundness verification of composed problems."""
-from .search import Limits, SolveResult, Solver, SolverError, TreeNode, solve
+from .search import Limits, Solver, SolverError, SolveResult, TreeNode, solve
 
 __all__ = ["solve", "Solver", "SolveResult", "Limits", "SolverError", "TreeNode"]

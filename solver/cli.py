@@ -12,7 +12,14 @@ from xiangqi.cli import _board
 from xiangqi.notation import write_line
 
 from ._dfpn import MAX_ORDER
-from .search import DEFAULT_LAMBDA_ORDERS, DEFAULT_MAX_MOVES, Limits, Solver, SolverError, order_name
+from .search import (
+    DEFAULT_LAMBDA_ORDERS,
+    DEFAULT_MAX_MOVES,
+    Limits,
+    Solver,
+    SolverError,
+    order_name,
+)
 
 
 def _open_tables(directory: Path | None):
@@ -133,19 +140,24 @@ def cmd_verify(args: argparse.Namespace) -> int:
         return 0
     if report.stipulation == "draw":
         d = report.draw
+        assert d is not None        # a draw report carries its searches
         print(f"Stipulation: draw (红先和), searched to {d.bound} moves for each side; "
               f"repetitions judged by the {d.rules} rules (棋例)")
         print(f"  Red forced win:   {d.red_wins}" + (f" in {d.red_length}" if d.red_length else ""))
-        print(f"  Black forced win: {d.black_wins}" + (f" in {d.black_length}" if d.black_length else ""))
+        print(f"  Black forced win: {d.black_wins}"
+              + (f" in {d.black_length}" if d.black_length else ""))
         print(f"Verdict: {report.verdict}")
     else:
-        print(f"Stipulation: {'continuous check (连照杀)' if report.stipulation == 'checks' else 'mate'}"
+        kind = "continuous check (连照杀)" if report.stipulation == "checks" else "mate"
+        print(f"Stipulation: {kind}"
               f" within {report.bound} moves")
-        if report.verdict != "mate":
+        if report.verdict != "mate" or report.length is None:
             print(f"Verdict: {report.verdict}")
         else:
             plies = 2 * report.length - 1
-            print(f"Verdict: mate in {report.length} ({plies} {'ply' if plies == 1 else 'plies'})")
+            at_most = "" if report.exact else "at most "
+            print(f"Verdict: mate in {at_most}{report.length} "
+                  f"({plies} {'ply' if plies == 1 else 'plies'})")
             print(f"Key: {name(report.key)} " + ("(unique)" if not report.cooks else "(cooked)"))
             for cook in report.cooks:
                 print(f"  cook: {name(cook.move)} also mates in {cook.length}")
@@ -160,7 +172,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
             for ply, move in enumerate(report.main_line):
                 for dual in report.duals:
                     if dual.ply == ply:
-                        print(f"  dual at move {ply // 2 + 1}: {name(dual.move, replay)} also mates "
+                        print(f"  dual at move {ply // 2 + 1}: {name(dual.move, replay)} "
+                              f"also mates "
                               f"in {dual.length}")
                 replay.push(move)
             if not report.duals:
@@ -186,6 +199,7 @@ def _report_json(report) -> dict:
         "cooks": [alt(a) for a in report.cooks], "tries": [alt(a) for a in report.tries],
         "duals": [{"ply": d.ply, "move": d.move.iccs(), "length": d.length} for d in report.duals],
         "main_line": [m.iccs() for m in report.main_line], "unproven": report.unproven,
+        "exact": report.exact,
     }
     if report.intended is not None:
         data["intended"] = report.intended.__dict__
@@ -269,7 +283,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _search_options(solve_)
     solve_.set_defaults(handler=cmd_solve)
 
-    verify = subparsers.add_parser("verify", help="soundness of a problem: key, cooks, duals, tries")
+    verify = subparsers.add_parser("verify",
+                                   help="soundness of a problem: key, cooks, duals, tries")
     verify.add_argument("fen", metavar="FEN")
     verify.add_argument("--stipulation", choices=("win", "checks", "draw"), default="win",
                         help="win: mate; checks: continuous check (连照杀); draw: 红先和")

@@ -33,8 +33,9 @@ defence after it) to try again.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any
 
 from xiangqi import Board, Move
 
@@ -143,6 +144,7 @@ class Practice:
             raise PracticeError(f"no forced {kind}mate within {bound} moves")
         if status != PROVEN:
             raise PracticeError("the search hit a limit before it proved a forced mate")
+        assert length is not None       # PROVEN comes with its length
         self.length: int = length
         self.remaining: int = length
         if max_moves is None and mode == "any":
@@ -170,6 +172,7 @@ class Practice:
         optimal = all(turn.evaluation.fastest for turn in self.turns)
         if last.mates:
             ending = self.board.outcome()
+            assert ending is not None   # the last move mated
             return PracticeOutcome("mate", ending.termination.name.lower(), len(self.turns),
                                    self.length, optimal)
         if last.keeps_mate is False:
@@ -184,7 +187,7 @@ class Practice:
         if not self.board.is_legal(move):
             raise PracticeError(f"{move.iccs()} is not a legal move here")
         best = self.hint()
-        fastest = dict(fastest_moves=self.remaining, fastest_move=best)
+        fastest: dict[str, Any] = dict(fastest_moves=self.remaining, fastest_move=best)
         if self.mode == "checks" and not self.board.gives_check(move):
             return MoveEvaluation(move, False, None, False, mates=False,
                                   reason=f"{move.iccs()} is not a check: every move must check; "
@@ -199,6 +202,7 @@ class Practice:
         finally:
             self.board.pop()
         if status == PROVEN:
+            assert after is not None    # PROVEN comes with its length
             moves = after + 1
             quick = moves == self.remaining
             words = (f"{move.iccs()} keeps the forced mate in {moves} ({2 * moves - 1} plies)"
@@ -221,6 +225,7 @@ class Practice:
         self.turns.append(Turn(move, evaluation, self.remaining))
         self.board.push(move)
         if evaluation.keeps_mate:
+            assert evaluation.moves is not None     # a move that keeps the mate has its length
             self.remaining = evaluation.moves - 1
         return evaluation
 
@@ -287,8 +292,9 @@ class Practice:
     # -- helpers ----------------------------------------------------------------------------
 
     def _require(self, side: str) -> None:
-        if self.is_finished():
-            raise PracticeError(f"the practice is over ({self.outcome.result}); take_back() to "
+        outcome = self.outcome
+        if outcome is not None:
+            raise PracticeError(f"the practice is over ({outcome.result}); take_back() to "
                                 "try again")
         if self.to_move != side:
             other = "defend()" if side == ATTACKER else "play(move)"

@@ -8,8 +8,8 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from xiangqi import Board, Move
 from xiangqi.rules import adjudicate, ruleset
@@ -144,7 +144,8 @@ class Solver:
             self.search.repetition_judge = repetition_judge(self.limits.repetition_rules)
         # The orders a query goes through: the λ orders, then the complete one.
         self.full_order = 1 if mode == "checks" else FULL
-        self.lambda_orders = [] if mode == "checks" else list(range(1, self.limits.lambda_orders + 1))
+        self.lambda_orders = ([] if mode == "checks"
+                              else list(range(1, self.limits.lambda_orders + 1)))
         self.attacker = board.turn
         self.best_upper: int | None = None   # smallest proven bound at the root so far
         self.best_order: int | None = None   # the order that proved it
@@ -212,7 +213,8 @@ class Solver:
 
         Returns (PROVEN, n), (DISPROVEN, None) or (UNKNOWN, None).  A mate found at a λ order
         is first made as short as that order can make it; its minimality then needs a
-        complete (full-width) disproof of one move less.  :attr:`exact` says whether that held (False:
+        complete (full-width) disproof of one move less.  :attr:`exact` says whether that
+        held (False:
         a mate in ``n`` is proven, a shorter one not ruled out within the budget)."""
         self.exact = True
         attacker_to_move = board.turn == self.attacker
@@ -233,6 +235,7 @@ class Solver:
             if status != PROVEN:
                 return status, None
             found_order = self.full_order
+        assert length is not None       # a proof has its length
         if root:
             self.best_upper, self.best_order = length, found_order
         # Shorter mates are sought from the top: a disproof of one move less than the best
@@ -245,6 +248,7 @@ class Solver:
             while high - 1 > floor:
                 status, found = self.value_at(board, high - 1, order)
                 if status == PROVEN:
+                    assert found is not None
                     high = found
                     if root:
                         self.best_upper, self.best_order = found, order
@@ -261,7 +265,8 @@ class Solver:
             moves = [m for m in moves if board.gives_check(m)]
         return moves
 
-    def main_line(self, length: int, order: int | None = None, exact: bool | None = None) -> list[Move]:
+    def main_line(self, length: int, order: int | None = None,
+                  exact: bool | None = None) -> list[Move]:
         """The attacker mates as fast as possible, the defender resists as long as possible.
 
         ``order``: the λ order whose proofs the line follows (default: the one that proved the
@@ -308,9 +313,8 @@ class Solver:
                       lambda b: self.value(b, remaining - 1)):
             for move in candidates:
                 board.push_unchecked(move)
-                if board.turn != self.attacker and not board.has_legal_move():
-                    status = PROVEN                 # mate (or 困毙) now
-                else:
+                status: str = PROVEN              # mate (or 困毙) now, unless:
+                if board.turn == self.attacker or board.has_legal_move():
                     status, _ = query(board)
                 board.pop()
                 if status == PROVEN:
@@ -334,7 +338,7 @@ class Solver:
                 board.push_unchecked(reply)
                 status, found = self.value_at(board, remaining, order)
                 board.pop()
-                if status != PROVEN:
+                if status != PROVEN or found is None:
                     return None, remaining
                 if found > longest:
                     longest, chosen = found, reply
@@ -380,7 +384,7 @@ class Solver:
             for reply in sorted(board.legal_moves, key=Move.iccs):
                 board.push_unchecked(reply)
                 status, n = self.shortest(board, remaining)
-                child = build(board, reply, n) if status == PROVEN else None
+                child = build(board, reply, n) if status == PROVEN and n is not None else None
                 board.pop()
                 if child is None:
                     return None
@@ -396,7 +400,8 @@ class Solver:
         if deadline:
             self.search.deadline = deadline - LINE_RESERVE * (deadline - time.time())
         if node_limit:
-            self.search.node_limit = node_limit - int(LINE_RESERVE * (node_limit - self.search.nodes))
+            left = node_limit - self.search.nodes
+            self.search.node_limit = node_limit - int(LINE_RESERVE * left)
         return deadline, node_limit
 
     def run(self, max_moves: int, tree: bool = False) -> SolveResult:
@@ -418,6 +423,7 @@ class Solver:
         line: list[Move] = []
         solution_tree = None
         if status == PROVEN:
+            assert length is not None
             self.search.deadline, self.search.node_limit = deadline, node_limit
             line = self._line_within_reserve(length, exact, cancelled)
             if tree and exact:

@@ -10,8 +10,8 @@ Terms as composers use them:
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Callable
 
 from xiangqi import Board, Move
 from xiangqi.notation import NotationError, parse_line, write_line
@@ -70,6 +70,7 @@ class SoundnessReport:
     duals: list[Dual] = field(default_factory=list)
     tries: list[Alternative] = field(default_factory=list)
     intended: LineCheck | None = None
+    exact: bool = True          # False: a mate in ``length`` is proven, a shorter one not ruled out
     draw: DrawCheck | None = None
     unproven: list[str] = field(default_factory=list)
 
@@ -99,10 +100,13 @@ def verify(board: Board, stipulation: str = "win", moves: int | None = None,
                              "unknown"), length, moves or (length or search_bound))
     if line is not None:
         report.intended = check_line(solver, board, line, length)
-    if status != PROVEN:
+    if status != PROVEN or length is None:
         if status != DISPROVEN:
             report.unproven.append("the mate search hit a limit")
         return report
+    report.exact = solver.exact
+    if not solver.exact:
+        report.unproven.append(f"whether a mate shorter than {length} exists")
     bound = report.bound
     report.main_line = solver.main_line(length)
     first = report.main_line[0]
@@ -114,7 +118,7 @@ def verify(board: Board, stipulation: str = "win", moves: int | None = None,
         after = solver.board.copy()
         after.push_unchecked(move)
         status, n = solver.shortest(after, bound - 1)
-        if status == PROVEN:
+        if status == PROVEN and n is not None:
             report.cooks.append(Alternative(move, n + 1))
         elif status == DISPROVEN:
             refutation = _single_refutation(solver, after, bound - 1)
@@ -153,13 +157,13 @@ def _duals(solver: Solver, main_line: list[Move], length: int) -> list[Dual]:
                     board.push_unchecked(other)
                     status, n = solver.shortest(board, remaining - 1)
                     board.pop()
-                    if status == PROVEN:
+                    if status == PROVEN and n is not None:
                         duals.append(Dual(ply, other, n + 1))
             remaining -= 1
         board.push_unchecked(move)
         if ply % 2 == 1:
             status, n = solver.shortest(board, remaining)
-            remaining = n if status == PROVEN else remaining
+            remaining = n if status == PROVEN and n is not None else remaining
     return duals
 
 
@@ -232,7 +236,7 @@ def _verify_draw(board: Board, bound: int, tablebase, limits: Limits | None,
     black_status, black_length = _defender_wins(board, bound, tablebase, limits, progress)
     names = {PROVEN: "mate", DISPROVEN: "no mate"}
     check = DrawCheck(names.get(status, "unknown"), length, names.get(black_status, "unknown"),
-                      black_length, bound, limits.repetition_rules)
+                      black_length, bound, limits.repetition_rules or "chinese")
     if status == DISPROVEN and black_status == DISPROVEN:
         verdict = "draw"
     elif status == PROVEN:
@@ -256,13 +260,13 @@ def _defender_wins(board: Board, bound: int, tablebase, limits: Limits | None, p
     solver = Solver(flipped_turn, "any", limits, tablebase, progress)
     solver.attacker = board.turn ^ 1
     status, length = solver.search.value(board, bound, False)
-    if status != PROVEN:
+    if status != PROVEN or length is None:
         return status, None
     low, high = -1, length
     while high - low > 1:
         middle = (low + high) // 2
         status, found = solver.search.value(board, middle, False)
-        if status == PROVEN:
+        if status == PROVEN and found is not None:
             high = found
         elif status == DISPROVEN:
             low = middle

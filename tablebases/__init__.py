@@ -5,7 +5,7 @@
 from ._probe import LeafProber
 from .format import CorruptTableError
 from .material import Material, MaterialError
-from .probe import MissingTableError, TableValue, Tablebase, describe, open_tablebase
+from .probe import MissingTableError, Tablebase, TableValue, describe, open_tablebase
 
 __all__ = ["open_tablebase", "Tablebase", "TableValue", "MissingTableError", "CorruptTableError",
            "Material", "MaterialError", "describe", "LeafProber"]

@@ -14,14 +14,28 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Callable
 
-from ._builder import (chase_sensitive_draws, outcome_bitmaps, perpetual_check_sets, recheck,
-                       retrograde)
+from ._builder import (
+    chase_sensitive_draws,
+    outcome_bitmaps,
+    perpetual_check_sets,
+    recheck,
+    retrograde,
+)
 from ._index import Indexer
-from .format import (SUFFIX, CorruptTableError, TableFile, TableHeader, TableWriter,
-                     build_info_path, read_header, table_path, zeroed_codes)
+from .format import (
+    SUFFIX,
+    CorruptTableError,
+    TableFile,
+    TableHeader,
+    TableWriter,
+    build_info_path,
+    read_header,
+    table_path,
+    zeroed_codes,
+)
 from .material import Material
 from .values import RULES, summarise_metric
 
@@ -115,7 +129,8 @@ def _refuse_if_too_large(material: Material) -> None:
 class _Loaded:
     """A finished table's arrays in memory, for use as a sub-table."""
 
-    def __init__(self, material: Material, indexer: Indexer, arrays: dict[str, array.array]):
+    def __init__(self, material: Material, indexer: Indexer,
+                 arrays: Mapping[str, array.array | memoryview]):
         self.material = material
         self.indexer = indexer
         self.arrays = arrays
@@ -129,7 +144,8 @@ def _sub_specs(material: Material, loaded: dict[str, _Loaded], metric: str) -> l
             continue
         letters = (material.red if piece.color == 0 else material.black)
         reduced = letters.replace(piece.symbol().upper(), "", 1)
-        sub = Material(reduced, material.black) if piece.color == 0 else Material(material.red, reduced)
+        sub = (Material(reduced, material.black) if piece.color == 0
+               else Material(material.red, reduced))
         canonical = sub.canonical()
         table = loaded[str(canonical)]
         flip = 0 if canonical == sub else 1
@@ -254,15 +270,17 @@ RULE_ARRAYS = ("rules/checker_red", "rules/checker_black", "rules/victim_red", "
 CHASE_ARRAYS = ("rules/chase_red", "rules/chase_black")
 
 
-def chase_marks(material: Material, indexer: Indexer, red: array.array, black: array.array,
-                subs: list[tuple], threads: int) -> tuple[list[array.array], int]:
+def chase_marks(material: Material, indexer: Indexer, red: array.array | memoryview,
+                black: array.array | memoryview, subs: list[tuple],
+                threads: int) -> tuple[list[array.array], int]:
     """The chase-rule marks (bitmaps per side to move) of a finished DTM build: the draws
     whose value the chase rule could change.  Only tables where both sides have attacking
     pieces can hold a chase cycle; the others get empty marks."""
     marks = _zeroed_bitmaps(indexer.size)[:2]
     if not (material.side_has_attackers(0) and material.side_has_attackers(1)):
         return marks, 0
-    count = chase_sensitive_draws(indexer, red, black, subs, *marks, threads=threads)
+    count = chase_sensitive_draws(indexer, red, black, subs, marks[0], marks[1],
+                                  threads=threads)
     return marks, count
 
 
@@ -370,7 +388,8 @@ def _build_one(material: Material, indexer: Indexer, directory: Path, threads: i
             summarise_metric(metric, side, values, counts)
             writer.add(f"{metric}/{side}", values)
         if metric == "dtm":
-            hints = _zeroed_bitmaps(indexer.size)          # draw red, draw black, loss red, loss black
+            # draw red, draw black, loss red, loss black
+            hints = _zeroed_bitmaps(indexer.size)
             outcome_bitmaps(red, hints[0], hints[2])
             outcome_bitmaps(black, hints[1], hints[3])
         if metric != "dtc" or not dtc60_is_dtc:
@@ -415,7 +434,8 @@ def _build_metric(material: Material, indexer: Indexer, directory: Path, metric:
         # The perpetual-check rule is settled on DTM; the other metrics reuse its sets.
         if metric != "dtm" or not apply_rule:
             break
-        found = perpetual_check_sets(indexer, red, black, subs, *rules, threads=threads)
+        found = perpetual_check_sets(indexer, red, black, subs, rules[0], rules[1], rules[2],
+                                     rules[3], threads=threads)
         if not found:
             break
         rounds += 1

@@ -10,8 +10,16 @@ from xiangqi import Board, FenError
 from xiangqi.cli import whole_number
 from xiangqi.fen import placement_fen
 
-from .build import (METRICS, BuildError, build, checkpoint_path, default_threads, indexer_for,
-                    table_problem, verify_file)
+from .build import (
+    METRICS,
+    BuildError,
+    build,
+    checkpoint_path,
+    default_threads,
+    indexer_for,
+    table_problem,
+    verify_file,
+)
 from .format import CorruptTableError, TableFile, table_path
 from .material import Material, MaterialError
 from .paths import default_directory
@@ -255,11 +263,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     stats = with_dir(commands.add_parser("stats", help="counts, histograms and the longest win"))
     stats.add_argument("material", metavar="MATERIAL")
-    stats.add_argument("--line", action="store_true", help="print the main lines of the longest win and "
-                       "the longest conversion")
+    stats.add_argument("--line", action="store_true",
+                       help="print the main lines of the longest win and the longest conversion")
     stats.set_defaults(handler=cmd_stats)
 
-    verify = with_dir(commands.add_parser("verify", help="re-derive every value from its successors"))
+    verify = with_dir(commands.add_parser("verify",
+                                          help="re-derive every value from its successors"))
     verify.add_argument("material", metavar="MATERIAL")
     verify.add_argument("--threads", type=whole_number(1, 1024), default=default_threads())
     verify.set_defaults(handler=cmd_verify)

@@ -305,10 +305,9 @@ def _validate_header(path: Path, header: TableHeader, data_start: int, file_size
             raise bad(f"{name} is {value!r}, not a positive whole number")
     if not _is_count(header.data_checksum) or not 0 <= header.data_checksum < 1 << 32:
         raise bad(f"data_checksum is {header.data_checksum!r}, not a CRC-32")
-    for name in ("metrics", ):
-        if not isinstance(header.metrics, list) or \
-                not all(isinstance(m, str) for m in header.metrics):
-            raise bad(f"metrics is {header.metrics!r}, not a list of names")
+    if not isinstance(header.metrics, list) or \
+            not all(isinstance(m, str) for m in header.metrics):
+        raise bad(f"metrics is {header.metrics!r}, not a list of names")
     for name in ("rules", "counts", "blocks", "lengths", "extra"):
         if not isinstance(getattr(header, name), dict):
             raise bad(f"{name} is not an object")
@@ -356,20 +355,24 @@ class TableFile:
             raise CorruptTableError(self.path, 8, f"no block {number} of {name} in the header") \
                 from None
         if offset + length > self._file_size:
-            raise CorruptTableError(self.path, self._file_size,
-                                    f"file truncated: block {name}#{number} needs {offset + length} bytes")
+            raise CorruptTableError(
+                self.path, self._file_size,
+                f"file truncated: block {name}#{number} needs {offset + length} bytes")
         self._handle.seek(offset)
         packed = self._handle.read(length)
         if zlib.crc32(packed) != crc:
-            raise CorruptTableError(self.path, offset, f"checksum mismatch in block {name}#{number}")
+            raise CorruptTableError(self.path, offset,
+                                    f"checksum mismatch in block {name}#{number}")
         try:
             raw = zlib.decompress(packed)
         except zlib.error:
-            raise CorruptTableError(self.path, offset, f"undecodable block {name}#{number}") from None
+            raise CorruptTableError(self.path, offset,
+                                    f"undecodable block {name}#{number}") from None
         length = self.header.lengths.get(name, self.header.size)
         expected = min(self.header.block_entries, length - number * self.header.block_entries)
         if len(raw) != expected * 2:
-            raise CorruptTableError(self.path, offset, f"block {name}#{number} has the wrong length")
+            raise CorruptTableError(self.path, offset,
+                                    f"block {name}#{number} has the wrong length")
         block = array.array("H")
         block.frombytes(raw)
         if sys.byteorder != "little":

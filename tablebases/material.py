@@ -16,8 +16,19 @@ import re
 from dataclasses import dataclass
 from functools import total_ordering
 
-from xiangqi.pieces import ADVISOR, BLACK, CANNON, ELEPHANT, HORSE, KING, MAX_PIECE_COUNT, PAWN, \
-    RED, ROOK, Piece
+from xiangqi.pieces import (
+    ADVISOR,
+    BLACK,
+    CANNON,
+    ELEPHANT,
+    HORSE,
+    KING,
+    MAX_PIECE_COUNT,
+    PAWN,
+    RED,
+    ROOK,
+    Piece,
+)
 
 ORDER = "KRNCPAB"
 ATTACKERS = "RNCP"
@@ -124,7 +135,8 @@ class Material:
 
     @classmethod
     def from_board(cls, board) -> Material:
-        red, black = [], []
+        red: list[str] = []
+        black: list[str] = []
         for piece in board.piece_map().values():
             (red if piece.color == RED else black).append(piece.symbol().upper())
         return cls(_sorted("".join(red)), _sorted("".join(black)))

@@ -1,4 +1,5 @@
-"""Where tables live by default: ``$XQSTUDIO_TABLES``, else ``~/.local/share/xqstudio/tablebases``."""
+"""Where tables live by default: ``$XQSTUDIO_TABLES``, else
+``~/.local/share/xqstudio/tablebases``."""
 import os
 from pathlib import Path
 

@@ -47,7 +47,7 @@ class TableValue:
     dtc: int | None     # plies to the first capture or mate
     dtc60: int | None = None   # plies to a conversion that keeps the win within the limit
     must_stop_checking: bool = False   # lost because the only drawing moves are perpetual checks
-    chase_sensitive: bool = False      # a draw the chase rule (长捉) could change (see values.RULES)
+    chase_sensitive: bool = False      # a draw the chase rule (长捉) could change (values.RULES)
 
     @property
     def theoretical_wdl(self) -> int:
@@ -65,18 +65,21 @@ def describe(value: TableValue, side_to_move: int) -> str:
     """The value in words with units, e.g. ``Red wins, mate in 19 (37 plies)``."""
     if value.wdl == 0:
         if value.chase_sensitive:
-            return "Draw (the chase rule, 长捉, could change this: a side may hold it only by attacking)"
+            return ("Draw (the chase rule, 长捉, could change this: "
+                    "a side may hold it only by attacking)")
         return "Draw"
     winner = side_to_move if value.wdl > 0 else side_to_move ^ 1
-    plies = value.dtm
+    plies = _decided(value.dtm)
     if plies == 0:
         return f"{COLOR_NAMES[winner]} wins: {COLOR_NAMES[side_to_move]} has no move (mated)"
     moves = (plies + 1) // 2
-    text = f"{COLOR_NAMES[winner]} wins, mate in {moves} ({plies} {'ply' if plies == 1 else 'plies'})"
+    unit = "ply" if plies == 1 else "plies"
+    text = f"{COLOR_NAMES[winner]} wins, mate in {moves} ({plies} {unit})"
     if abs(value.wdl) == 1:
         text += "; a draw under the 60-move rule"
     if value.must_stop_checking:
-        text += f" ({COLOR_NAMES[side_to_move]} can hold only by perpetual check, 长将, which loses)"
+        text += (f" ({COLOR_NAMES[side_to_move]} can hold only by perpetual check, 长将, "
+                 "which loses)")
     return text
 
 
@@ -191,14 +194,16 @@ class Tablebase:
         value = self.probe(board)
         if value.wdl == 0:
             return 0
-        return value.dtm if value.wdl > 0 else -value.dtm
+        dtm = _decided(value.dtm)
+        return dtm if value.wdl > 0 else -dtm
 
     def probe_dtc(self, board: Board) -> int:
         """Plies to the first capture or mate, signed like :meth:`probe_dtm`."""
         value = self.probe(board)
         if value.wdl == 0:
             return 0
-        return value.dtc if value.wdl > 0 else -value.dtc
+        dtc = _decided(value.dtc)
+        return dtc if value.wdl > 0 else -dtc
 
     def get_wdl(self, board: Board, default=None):
         try:
@@ -251,7 +256,7 @@ class Tablebase:
         """Both sides play the move first in ``order`` until the game (or, with
         ``until_capture``, the phase) ends."""
         board = board.copy(stack=False)
-        line = []
+        line: list[Move] = []
         while len(line) < max_plies:
             value = self.probe(board)
             if value.wdl == 0 or value.dtm == 0:
@@ -264,6 +269,12 @@ class Tablebase:
         return line
 
 
+def _decided(plies: int | None) -> int:
+    """The distance of a won or lost position (a draw's is None)."""
+    assert plies is not None, "a decided position has a distance"
+    return plies
+
+
 def _conversion_key(ranked: RankedMove) -> tuple:
     """Order by DTC: wins fastest first, then draws, then losses slowest first."""
     value = ranked.value
@@ -271,7 +282,7 @@ def _conversion_key(ranked: RankedMove) -> tuple:
         return (0, value.dtc, ranked.move.iccs())
     if value.wdl == 0:
         return (1, 0, ranked.move.iccs())
-    return (2, -value.dtc, ranked.move.iccs())
+    return (2, -_decided(value.dtc), ranked.move.iccs())
 
 
 def _rank_key(ranked: RankedMove) -> tuple:
@@ -280,7 +291,7 @@ def _rank_key(ranked: RankedMove) -> tuple:
         return (-value.wdl, value.dtm, ranked.move.iccs())
     if value.wdl == 0:
         return (0, 0, ranked.move.iccs())
-    return (-value.wdl, -value.dtm, ranked.move.iccs())
+    return (-value.wdl, -_decided(value.dtm), ranked.move.iccs())
 
 
 def open_tablebase(directory: Path | str | None = None) -> Tablebase:

@@ -62,9 +62,7 @@ def summarise_metric(metric: str, side: str, values: array.array, counts: dict) 
     """Add one metric's figures for one side to move to ``counts[side]``: win/draw/loss and
     the longest DTM from DTM, the longest DTC from DTC, cursed wins from DTC60 (needs DTM's
     figures first)."""
-    from ._builder import histogram
-
-    from ._builder import first_index
+    from ._builder import first_index, histogram
 
     result = counts.setdefault(side, {})
     codes = histogram(values)
@@ -78,7 +76,8 @@ def summarise_metric(metric: str, side: str, values: array.array, counts: dict) 
             result[f"longest_{metric}_win_index"] = first_index(values, max(wins) + 1)
     if metric == "dtm":
         result.update({
-            "wins": sum(n for code, n in codes.items() if code not in (0, ILLEGAL) and (code - 1) % 2),
+            "wins": sum(n for code, n in codes.items()
+                        if code not in (0, ILLEGAL) and (code - 1) % 2),
             "draws": codes.get(0, 0),
             "losses": sum(n for code, n in codes.items()
                           if code not in (0, ILLEGAL) and not (code - 1) % 2),

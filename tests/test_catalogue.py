@@ -9,9 +9,19 @@ from pathlib import Path
 
 import pytest
 
-from puzzles.catalogue import (CatalogueError, build, export_records, get_entry, import_file,
-                               list_collections, list_patterns, open_catalogue, pattern_of,
-                               query, search)
+from puzzles.catalogue import (
+    CatalogueError,
+    build,
+    export_records,
+    get_entry,
+    import_file,
+    list_collections,
+    list_patterns,
+    open_catalogue,
+    pattern_of,
+    query,
+    search,
+)
 from puzzles.formats import FormatError, write
 from puzzles.paths import DATA_DIR
 from tui.cli import main
@@ -53,10 +63,12 @@ def test_build_schema_and_contents(data_dir, tmp_path):
     assert foreign[0][2] == "patterns"
     indexes = {r[1] for r in connection.execute("PRAGMA index_list(compositions)")}
     assert any("collection" in name for name in indexes)
-    row = connection.execute("SELECT solution_zh, verification, solver_version FROM examples").fetchone()
+    row = connection.execute(
+        "SELECT solution_zh, verification, solver_version FROM examples").fetchone()
     assert row[0] == "车九平六" and row[1] == "verified" and row[2]
     first = connection.execute(
-        "SELECT title, licence FROM compositions WHERE collection='适情雅趣' AND number=1").fetchone()
+        "SELECT title, licence FROM compositions WHERE collection='适情雅趣' AND number=1"
+    ).fetchone()
     assert first[0] == "气吞关右" and "BSD" in first[1]
 
 
@@ -138,6 +150,7 @@ def test_a_locked_database_gives_a_clear_error(data_dir, tmp_path, capsys):
     import sqlite3
 
     import sqlite_utils
+
     from tui.cli import main
     path = build(tmp_path / "c.sqlite", data_dir=data_dir).path
     before = open_catalogue(path)["compositions"].count
@@ -187,7 +200,8 @@ def test_catalogue_commands(data_dir, tmp_path, capsys, monkeypatch):
                  "--db", str(path), "--json"]) == 0
     assert "七星聚会" in capsys.readouterr().out
     out = tmp_path / "kings.pgn"
-    assert main(["catalogue", "export", str(out), "--pattern", "facing-kings", "--db", str(path)]) == 0
+    assert main(["catalogue", "export", str(out), "--pattern", "facing-kings",
+                 "--db", str(path)]) == 0
     assert out.read_text(encoding="utf-8").count("[FEN") == 1
 
 

@@ -141,6 +141,7 @@ def test_an_undecodable_argument_is_a_usage_error():
 
 def test_perft_depth_must_not_be_negative(capsys):
     import pytest
+
     from tui.cli import main
     with pytest.raises(SystemExit) as info:
         main(["perft", "4k4/9/9/9/9/9/9/9/9/3K5 w", "-1"])

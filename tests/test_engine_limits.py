@@ -1,6 +1,5 @@
 """Issue 16, rules engine: clocks the undo record can hold, validated setters, FEN numbers
 with leading zeros, and Ctrl-C during perft."""
-import os
 import signal
 import subprocess
 import sys
@@ -8,14 +7,14 @@ import time
 
 import pytest
 
-from xiangqi import Board, FenError, PerftInterrupted
+from xiangqi import Board, FenError
 from xiangqi.fen import CLOCK_LIMIT, STARTING_FEN
 
 
 @pytest.mark.parametrize("clock", [32767, 32768, 40000, 65535, 65536, 99_999, CLOCK_LIMIT])
 def test_move_generation_keeps_a_large_halfmove_clock(clock):
     board = Board(f"4k4/9/9/9/9/9/9/9/9/3K5 w - - {clock} 1")
-    board.legal_moves
+    _ = board.legal_moves
     board.is_checkmate()
     assert board.halfmove_clock == clock
     assert Board(board.fen()).halfmove_clock == clock     # what it writes reads back

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import csv
 import random
-import re
 from pathlib import Path
 
 import pytest
@@ -16,8 +15,24 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from xiangqi import (
-    ADVISOR, BLACK, CANNON, ELEPHANT, HORSE, KING, PAWN, RED, ROOK, STARTING_FEN, Board,
-    FenError, IllegalMoveError, Move, Piece, Termination, parse_square, square_name,
+    ADVISOR,
+    BLACK,
+    CANNON,
+    ELEPHANT,
+    HORSE,
+    KING,
+    PAWN,
+    RED,
+    ROOK,
+    STARTING_FEN,
+    Board,
+    FenError,
+    IllegalMoveError,
+    Move,
+    Piece,
+    Termination,
+    parse_square,
+    square_name,
 )
 from xiangqi.fen import placement_fen
 from xiangqi.pieces import MAX_PIECE_COUNT, flip_square
@@ -201,8 +216,8 @@ def test_pawn_on_a_point_it_never_reaches(pieces, point):
     {"f0": "K", "f9": "k", "a5": "R"},
 ])
 def test_kings_facing(pieces):
-    red = next(n for n, l in pieces.items() if l == "K")
-    black = next(n for n, l in pieces.items() if l == "k")
+    red = next(n for n, letter in pieces.items() if letter == "K")
+    black = next(n for n, letter in pieces.items() if letter == "k")
     for turn in "wb":
         message = fen_error(fen_of(pieces, turn))
         assert f"kings on {red} and {black} face each other" in message

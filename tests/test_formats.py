@@ -537,7 +537,7 @@ def test_read_gb18030_text_and_errors_name_the_file(tmp_path):
     path = tmp_path / "gb.pgn"
     path.write_bytes('[Event "象棋"]\n1. 炮二平五 馬８進７ *\n'.encode("gb18030"))
     assert read(path) == [Record(STARTING_FEN, ["h2e2", "h9g7"], {"event": "象棋", "result": "*"})]
-    path.write_bytes("1. 炮二平五 马2进4\n".encode("utf-8"))
+    path.write_bytes("1. 炮二平五 马2进4\n".encode())
     with pytest.raises(FormatError) as caught:
         read(path)
     assert caught.value.path == str(path) and caught.value.line == 1
@@ -587,7 +587,8 @@ def test_real_pgn_with_handicap_setup_and_comments():
         ("许银川让九子对聂棋圣", "许银川", "聂卫平", "1-0")
     assert game.tags["comment"].startswith("象棋让九子原属茶余饭后的娱乐")
     assert "\r" not in game.tags["comment"]
-    assert game.tags["comment"].endswith("掉以轻心。 \n\u3000\u3000许银川让去５只兵和双士双相，执红先行。")
+    assert game.tags["comment"].endswith(
+        "掉以轻心。 \n\u3000\u3000许银川让去５只兵和双士双相，执红先行。")
 
 
 def test_real_pgn_with_the_xqbase_footer():

@@ -25,8 +25,21 @@ import pyffish as sf
 import pytest
 
 from xiangqi import (
-    ADVISOR, BLACK, CANNON, ELEPHANT, HORSE, KING, PAWN, RED, ROOK, STARTING_FEN, Board,
-    FenError, Move, Piece, Termination,
+    ADVISOR,
+    BLACK,
+    CANNON,
+    ELEPHANT,
+    HORSE,
+    KING,
+    PAWN,
+    RED,
+    ROOK,
+    STARTING_FEN,
+    Board,
+    FenError,
+    Move,
+    Piece,
+    Termination,
 )
 from xiangqi.fen import placement_fen
 from xiangqi.pieces import MAX_PIECE_COUNT, legal_points, square_file, square_rank

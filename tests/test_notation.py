@@ -15,14 +15,43 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from xiangqi import (
-    ADVISOR, BLACK, CANNON, ELEPHANT, HORSE, KING, PAWN, RED, ROOK, Board, FenError,
-    IllegalMoveError, InvalidMoveError, Move, Piece,
+    ADVISOR,
+    BLACK,
+    CANNON,
+    ELEPHANT,
+    HORSE,
+    KING,
+    PAWN,
+    RED,
+    ROOK,
+    Board,
+    FenError,
+    IllegalMoveError,
+    InvalidMoveError,
+    Move,
+    Piece,
 )
 from xiangqi.fen import placement_fen
 from xiangqi.notation import (
-    AMBIGUOUS, ILLEGAL, NO_PIECE, NOTATIONS, SYNTAX, NotationError, detect_notation,
-    move_to_chinese, move_to_code3, move_to_iccs, move_to_wxf, parse_chinese, parse_code3,
-    parse_iccs, parse_line, parse_move, parse_wxf, write_line, write_move,
+    AMBIGUOUS,
+    ILLEGAL,
+    NO_PIECE,
+    NOTATIONS,
+    SYNTAX,
+    NotationError,
+    detect_notation,
+    move_to_chinese,
+    move_to_code3,
+    move_to_iccs,
+    move_to_wxf,
+    parse_chinese,
+    parse_code3,
+    parse_iccs,
+    parse_line,
+    parse_move,
+    parse_wxf,
+    write_line,
+    write_move,
 )
 from xiangqi.pieces import legal_points
 
@@ -109,8 +138,9 @@ def test_per_notation_helpers():
     (START, "傌二進三", "h0g2"), (START, "俥一上一", "i0i1"), (START, "炮二下一", "h2h1"),
     (START, "帥五上一", "e0e1"), (START, "兵７进１", "c3c4"), (START, "炮2平5", "h2e2"),
     (START, "炮 二 平 五", "h2e2"),
-    (AFTER_H2E2, "馬8進7", "h9g7"), (AFTER_H2E2, "砲８平５", "h7e7"), (AFTER_H2E2, "車9進1", "i9i8"),
-    (AFTER_H2E2, "將5上1", "e9e8"), (AFTER_H2E2, "包8平5", "h7e7"), (AFTER_H2E2, "马八进七", "h9g7"),
+    (AFTER_H2E2, "馬8進7", "h9g7"), (AFTER_H2E2, "砲８平５", "h7e7"),
+    (AFTER_H2E2, "車9進1", "i9i8"), (AFTER_H2E2, "將5上1", "e9e8"),
+    (AFTER_H2E2, "包8平5", "h7e7"), (AFTER_H2E2, "马八进七", "h9g7"),
     # code3: full-width digits, traditional pieces
     (START, "炮２５３", "h2e2"), (AFTER_H2E2, "馬873", "h9g7"),
 ])
@@ -307,7 +337,8 @@ def test_code3_variants():
     (START, "e4e5", None, ILLEGAL, "there is no piece on e4"),
     (START, "a0a3", None, ILLEGAL, "a3 is occupied by a Red piece"),
     (START, "0000", None, ILLEGAL, "null move"),
-    ("4k4/9/9/9/4N4/9/9/9/9/4K4 w", "马五进四", None, ILLEGAL, "the two kings would face each other"),
+    ("4k4/9/9/9/4N4/9/9/9/9/4K4 w", "马五进四", None, ILLEGAL,
+     "the two kings would face each other"),
     ("3k5/9/9/9/9/9/9/9/3r5/4K4 w", "K5+1", None, ILLEGAL, "it would leave the Red king in check"),
     ("3k5/9/9/9/R8/9/9/9/9/3rK4 w", "车九进一", None, ILLEGAL,
      "the Red king is in check and this does not parry it"),
@@ -399,7 +430,8 @@ def placed_positions(seed: int, count: int) -> list[str]:
     while len(fens) < count:
         codes = [0] * 90
         for color in (RED, BLACK):
-            def put(piece_type: int, points: list[int]) -> int | None:
+            def put(piece_type: int, points: list[int], codes: list[int] = codes,
+                    color: int = color) -> int | None:
                 free = [sq for sq in points if not codes[sq]]
                 if not free:
                     return None
@@ -428,8 +460,8 @@ def placed_positions(seed: int, count: int) -> list[str]:
 
 
 ROUND_TRIP_FENS = (playout_positions(2024, 25, 12) + placed_positions(7, 100)
-                   + [START, AFTER_H2E2, THREE_PAWNS, FOUR_PAWNS, FIVE_PAWNS, TANDEM_2_2, TANDEM_3_2, BLACK_TANDEM,
-                      TWO_ROOKS, TWO_HORSES, TWO_ADVISORS])
+                   + [START, AFTER_H2E2, THREE_PAWNS, FOUR_PAWNS, FIVE_PAWNS, TANDEM_2_2,
+                      TANDEM_3_2, BLACK_TANDEM, TWO_ROOKS, TWO_HORSES, TWO_ADVISORS])
 
 
 def test_round_trip_corpus_is_varied():

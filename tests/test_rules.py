@@ -9,7 +9,13 @@ import pytest
 from tui.cli import main
 from xiangqi import BLACK, RED, Board, Move
 from xiangqi.rules import (
-    Kind, RulesError, adjudicate, classify_line, classify_move, find_cycle, natural_limit,
+    Kind,
+    RulesError,
+    adjudicate,
+    classify_line,
+    classify_move,
+    find_cycle,
+    natural_limit,
     ruleset,
 )
 

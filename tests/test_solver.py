@@ -183,6 +183,7 @@ def test_no_moves_left_is_no_mate_even_next_to_a_mate():
     assert solver.value(solver.board, 1) == ("proven", 1)
 
 
+@pytest.mark.slow
 def test_limit_after_the_proof_keeps_the_bound():
     # Mate in 20 is proven quickly (with a longer proof); showing 20 is shortest takes more.
     fen = shiqingyaqu()[6]

@@ -11,7 +11,15 @@ import zlib
 import pytest
 
 from tablebases._builder import retrograde
-from tablebases.build import BuildError, build, indexer_for, verify_file, _sub_specs, _Loaded, METRICS
+from tablebases.build import (
+    METRICS,
+    BuildError,
+    _Loaded,
+    _sub_specs,
+    build,
+    indexer_for,
+    verify_file,
+)
 from tablebases.format import CorruptTableError, TableFile, table_path
 from tablebases.material import Material, MaterialError
 from tablebases.probe import MissingTableError, describe, open_tablebase
@@ -368,7 +376,8 @@ def test_perpetual_check_rule_in_rook_against_horse(table_dir):
     for sub in material.build_order()[:-1]:
         sub_table = TableFile(table_path(table_dir, str(sub)))
         loaded[str(sub)] = _Loaded(sub, indexer_for(sub), {
-            f"{m}/{s}": sub_table.load(m, i) for m in METRICS for i, s in enumerate(("red", "black"))})
+            f"{m}/{s}": sub_table.load(m, i)
+            for m in METRICS for i, s in enumerate(("red", "black"))})
         sub_table.close()
     indexer = indexer_for(material)
     plain = [array.array("H", bytes(2 * indexer.size)) for _ in range(2)]
@@ -440,7 +449,8 @@ def test_a_material_too_large_to_index_is_refused_at_once(tmp_path):
     # its thousands of sub-materials.
     import time
     start = time.perf_counter()
-    with pytest.raises(BuildError, match="too many placements|more positions than a table can index|GiB"):
+    with pytest.raises(BuildError,
+                       match="too many placements|more positions than a table can index|GiB"):
         build("KAABBNNRRCCPPPPPKAABBNNRRCCPPPPP", tmp_path, log=lambda line: None)
     assert time.perf_counter() - start < 30
     assert list(tmp_path.iterdir()) == []
@@ -449,7 +459,7 @@ def test_a_material_too_large_to_index_is_refused_at_once(tmp_path):
 def test_chase_rule_marks(table_dir):
     """Draws the chase rule could change are marked where both sides have attacking pieces
     (K R against K N); they are draws, the re-check re-derives them, and the probe says so."""
-    from tablebases.build import chase_marks, _load_sub_tables
+    from tablebases.build import _load_sub_tables, chase_marks
     from tablebases.stats import table_stats
 
     stats = table_stats("KRKN", table_dir)
@@ -497,6 +507,7 @@ def test_a_table_of_an_older_format_is_rebuilt(tmp_path):
     assert TableFile(path).header.format_version == 4
 
 
+@pytest.mark.slow
 def test_dtc60_is_copied_from_dtc_only_where_the_limit_cannot_matter(tmp_path, monkeypatch):
     """A build copies DTC into DTC60 when no sub-table's conversion reaches the natural limit.
     With the limit lowered to 10 plies, KRKAA (DTC up to 15 plies) makes KRKAAB's DTC60 its
@@ -561,6 +572,7 @@ def test_scratch_files_of_dead_builds_are_removed(tmp_path):
     assert remove_stale_scratch(tmp_path) == []
 
 
+@pytest.mark.slow
 def test_dtm_outcome_hints_do_not_change_any_value(tmp_path, monkeypatch):
     """DTC and DTC60 skip DTM's draws and verify only DTM's losses as candidates; the
     arrays must equal a build without those hints (KRKN: wins, draws, losses and the
@@ -600,6 +612,7 @@ def test_stats_stored_in_the_header_match_the_arrays(table_dir):
     tablebase.close()
 
 
+@pytest.mark.slow
 def test_an_interrupted_build_resumes_from_its_finished_metrics(tmp_path, monkeypatch):
     """A large build keeps each re-checked metric; killed during DTC, the next run takes DTM
     from the checkpoint and the table equals an uninterrupted build (KRKN: the DTM phase
@@ -681,7 +694,7 @@ def test_a_clock_over_16_bits_keeps_its_cursed_win(table_dir, capsys):
     tablebase = open_tablebase(table_dir)
     fen = "3ak4/9/9/9/9/9/9/9/9/3K4R w - - 40000 1"
     board = Board(fen)
-    board.legal_moves
+    _ = board.legal_moves
     assert board.halfmove_clock == 40000
     assert tablebase.probe_wdl(board) == 1
     ranked = tablebase.ranked_moves(board)

@@ -2,7 +2,7 @@
 line and a notification announcing a judged cycle with its rule."""
 from __future__ import annotations
 
-from textual.dom import DOMNode
+from textual.widget import Widget
 
 from xiangqi import Board
 from xiangqi.rules import Verdict, adjudicate
@@ -23,7 +23,7 @@ def judge(board: Board, rules: str = "chinese", min_occurrences: int = 3) -> Ver
     return adjudicate(board, rules, min_occurrences=min_occurrences)
 
 
-def announce(node: DOMNode, verdict: Verdict) -> None:
+def announce(node: Widget, verdict: Verdict) -> None:
     """Notify the verdict: what each side played, who must deviate and the rule applied."""
     sides = "; ".join(f"{SIDES[c.color]} {c.label}" for c in verdict.conduct)
     if verdict.loser is None:

@@ -20,7 +20,6 @@ from ._core import BaseBoard, IllegalMoveError, InvalidMoveError, Move
 from .fen import CLOCK_LIMIT, STARTING_FEN, FenError, kings_facing, parse_fen, placement_fen
 from .pieces import BLACK, COLOR_NAMES, KING, RED, Color, Piece, mirror_square, square_name
 
-
 _BLACK_DIAGRAM = {4: "馬", 5: "車", 6: "砲"}
 
 
@@ -172,7 +171,7 @@ class Board(BaseBoard):
             return NotImplemented
         return (self._codes() == other._codes() and self.turn_code == other.turn_code)
 
-    __hash__ = None  # mutable
+    __hash__ = None  # type: ignore[assignment]  # mutable
 
     def __repr__(self) -> str:
         return f"Board({self.fen()!r})"

@@ -6,6 +6,7 @@ import json
 import sys
 import time
 import unicodedata
+from typing import Any
 
 from ._core import PerftInterrupted
 from .board import Board
@@ -88,7 +89,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
     except NotationError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
-    rows = []
+    rows: list[dict[str, Any]] = []
     for number, move in enumerate(moves, 1):
         mc = classify_move(board, move, args.rules)
         rows.append({"ply": number, "move": move.iccs(),
@@ -100,15 +101,15 @@ def cmd_judge(args: argparse.Namespace) -> int:
     verdict = adjudicate(board, args.rules, min_occurrences=args.occurrences)
     limit = natural_limit(board, rules=args.rules)
     if args.json:
-        cycle = verdict.cycle if verdict else None
         print(json.dumps({
             "fen": start.fen(), "rules": args.rules, "moves": rows,
             "verdict": None if verdict is None else {
                 "result": verdict.result,
                 "loser": None if verdict.loser is None else ("red", "black")[verdict.loser],
                 "clause": verdict.clause,
-                "cycle_start_ply": cycle.start_ply, "cycle_moves": [m.iccs() for m in cycle.moves],
-                "occurrences": cycle.occurrences,
+                "cycle_start_ply": verdict.cycle.start_ply,
+                "cycle_moves": [m.iccs() for m in verdict.cycle.moves],
+                "occurrences": verdict.cycle.occurrences,
                 "conduct": {("red", "black")[c.color]: {"label": c.label, "forbidden": c.forbidden,
                                                         "reason": c.reason}
                             for c in verdict.conduct}},

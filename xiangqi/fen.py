@@ -14,11 +14,21 @@ xiangqi.fen.FenError: unknown piece letter 'X' at e0 (FEN rank 10, character 2)
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .pieces import (
-    BLACK, COLOR_NAMES, KING, MAX_PIECE_COUNT, PIECE_TYPE_NAMES, RED, Piece, legal_points,
-    square, square_file, square_name,
+    BLACK,
+    COLOR_NAMES,
+    KING,
+    MAX_PIECE_COUNT,
+    PIECE_TYPE_NAMES,
+    RED,
+    Piece,
+    legal_points,
+    square,
+    square_file,
+    square_name,
 )
 
 # The largest halfmove clock and move number a FEN may give; the engine holds them in 32 bits
@@ -74,7 +84,8 @@ def parse_placement(text: str) -> list[int]:
             codes[square(file, rank)] = piece.code
             file += 1
         if file != 9:
-            raise FenError(f"rank {rank} has {file} files, expected 9 (FEN rank {fen_rank}: {row!r})")
+            raise FenError(
+                f"rank {rank} has {file} files, expected 9 (FEN rank {fen_rank}: {row!r})")
     return codes
 
 
@@ -108,7 +119,7 @@ def validate_placement(codes: list[int] | tuple[int, ...]) -> None:
             raise FenError(f"{COLOR_NAMES[color]} has no king")
 
 
-def kings_facing(codes: list[int] | tuple[int, ...]) -> bool:
+def kings_facing(codes: Sequence[int]) -> bool:
     """True if the two kings stand on one file with no piece between them."""
     red = codes.index(KING)
     black = codes.index(KING | 8)

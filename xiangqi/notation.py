@@ -47,8 +47,24 @@ from typing import Final
 from ._core import IllegalMoveError, InvalidMoveError, Move
 from .board import Board
 from .pieces import (
-    ADVISOR, BLACK, CANNON, CHINESE_PIECE_ALIASES, CHINESE_PIECES, COLOR_NAMES, ELEPHANT,
-    FILE_NAMES, HORSE, KING, PALACE, PAWN, RED, ROOK, Color, Piece, PieceType, square,
+    ADVISOR,
+    BLACK,
+    CANNON,
+    CHINESE_PIECE_ALIASES,
+    CHINESE_PIECES,
+    COLOR_NAMES,
+    ELEPHANT,
+    FILE_NAMES,
+    HORSE,
+    KING,
+    PALACE,
+    PAWN,
+    RED,
+    ROOK,
+    Color,
+    Piece,
+    PieceType,
+    square,
     square_name,
 )
 

@@ -38,8 +38,10 @@ MAX_PIECE_COUNT: Final = {KING: 1, ADVISOR: 2, ELEPHANT: 2, HORSE: 2, ROOK: 2, C
 
 # Simplified characters written; traditional ones are read too (see CHINESE_PIECE_ALIASES).
 CHINESE_PIECES: Final = {
-    RED: {KING: "帅", ADVISOR: "仕", ELEPHANT: "相", HORSE: "马", ROOK: "车", CANNON: "炮", PAWN: "兵"},
-    BLACK: {KING: "将", ADVISOR: "士", ELEPHANT: "象", HORSE: "马", ROOK: "车", CANNON: "炮", PAWN: "卒"},
+    RED: {KING: "帅", ADVISOR: "仕", ELEPHANT: "相", HORSE: "马",
+          ROOK: "车", CANNON: "炮", PAWN: "兵"},
+    BLACK: {KING: "将", ADVISOR: "士", ELEPHANT: "象", HORSE: "马",
+            ROOK: "车", CANNON: "炮", PAWN: "卒"},
 }
 CHINESE_PIECE_ALIASES: Final = {
     "帅": KING, "帥": KING, "将": KING, "將": KING,

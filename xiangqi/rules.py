@@ -43,8 +43,20 @@ from dataclasses import dataclass
 from ._core import Move
 from .board import Board
 from .pieces import (
-    ADVISOR, BLACK, CANNON, COLOR_NAMES, ELEPHANT, HORSE, KING, PAWN, RED, ROOK, Color, Piece,
-    square_name, square_rank,
+    ADVISOR,
+    BLACK,
+    CANNON,
+    COLOR_NAMES,
+    ELEPHANT,
+    HORSE,
+    KING,
+    PAWN,
+    RED,
+    ROOK,
+    Color,
+    Piece,
+    square_name,
+    square_rank,
 )
 
 
@@ -167,10 +179,17 @@ def _captures_on(board: Board, target: int) -> list[Move]:
     return [m for m in board.legal_moves if m.to_square == target]
 
 
+def _occupant(board: Board, square: int) -> Piece:
+    """The piece on ``square``, which the caller knows is occupied."""
+    piece = board.piece_at(square)
+    assert piece is not None, f"no piece on {square_name(square)}"
+    return piece
+
+
 def _exchange_gain(board: Board, capture: Move) -> int:
     """Material won by ``capture`` when both sides may then go on capturing on that point or
     stop (a full static exchange over legal moves, so pins and facing kings count)."""
-    victim = board.piece_at(capture.to_square)
+    victim = _occupant(board, capture.to_square)
     gain = PIECE_VALUE.get(victim.piece_type, 0)
     board.push_unchecked(capture)
     best_reply = 0
@@ -303,8 +322,8 @@ def classify_move(board: Board, move: Move, rules: str | RuleSet = "chinese") ->
     for attacker, victim, by_check in sorted(_threats(passed)):
         if (attacker, victim) in old:
             continue
-        piece = passed.piece_at(attacker)
-        chase = Chase(attacker, victim, piece, passed.piece_at(victim), by_check)
+        piece = _occupant(passed, attacker)
+        chase = Chase(attacker, victim, piece, _occupant(passed, victim), by_check)
         if piece.piece_type == KING:
             notes.append(f"the king's own threat on {square_name(victim)} is idle (27.1)")
         elif piece.piece_type == PAWN:
@@ -325,11 +344,11 @@ def classify_move(board: Board, move: Move, rules: str | RuleSet = "chinese") ->
 def _offer_kind(after: Board, move: Move) -> str | None:
     """兑 if the moved piece may be taken by an equal piece in an even exchange, 献 if it is
     left to be taken for nothing by a piece of its own kind; else None."""
-    mover = after.piece_at(move.to_square)
+    mover = _occupant(after, move.to_square)
     if mover.piece_type in (KING, PAWN):
         return None
     for capture in _captures_on(after, move.to_square):
-        taker = after.piece_at(capture.from_square)
+        taker = _occupant(after, capture.from_square)
         if PIECE_VALUE.get(taker.piece_type) != PIECE_VALUE[mover.piece_type]:
             continue
         gain = _exchange_gain(after, capture)
@@ -492,7 +511,7 @@ def adjudicate(board: Board, rules: str | RuleSet = "chinese",
         ids = dict(ids)
         ids[move.to_square] = ids.pop(move.from_square)
         per_move_ids.append(ids)
-    sides = {RED: [], BLACK: []}
+    sides: dict[int, list[tuple[MoveClass, dict[int, int]]]] = {RED: [], BLACK: []}
     for mc, move_ids in zip(classes, per_move_ids):
         sides[mc.color].append((mc, move_ids))
 

@@ -56,7 +56,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from xiangqi import STARTING_FEN, Board, IllegalMoveError, InvalidMoveError, RED
+from xiangqi import RED, STARTING_FEN, Board, IllegalMoveError, InvalidMoveError
 from xiangqi.notation import AMBIGUOUS, ILLEGAL, NotationError, parse_move, write_line
 
 from . import RESULTS, FormatError, Record, checked_fen, replay
@@ -151,6 +151,7 @@ def _events(text: str, path):
             raise FormatError(f"unexpected {char!r}", path, number)
         else:
             match = _WORD_RE.match(text, pos)
+            assert match is not None            # every other character starts a word
             yield "word", match.group(), number
             pos = match.end()
 
@@ -175,7 +176,7 @@ def _games(text: str, path) -> list[_Game]:
                 raise FormatError("tag inside a variation (unclosed '(' on line "
                                   f"{opened[-1]})", path, line)
             if game is None or finished or game.has_movetext:
-                start(line)
+                game = start(line)
             game.tags.append((value[0], value[1], line))
         elif trailing:
             continue
@@ -198,11 +199,11 @@ def _games(text: str, path) -> list[_Game]:
                 if not _NUMBER_RE.match(word):      # not "1." nor "1.炮二平五": a trailer
                     trailing = True
                     continue
-                start(line)
+                game = start(line)
             if _NUMBER_RE.fullmatch(word) or re.fullmatch(r"\$\d+", word):
                 continue
             if game is None:
-                start(line)
+                game = start(line)
             if word in RESULTS:
                 game.result = (word, line)
                 finished = True

@@ -2,7 +2,6 @@
 import random
 
 import pytest
-
 from fuzz_harnesses import HARNESSES
 
 CASES = {"fen": 2000, "setters": 1000, "tables": 600}

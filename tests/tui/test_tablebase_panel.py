@@ -99,7 +99,7 @@ def test_value_with_units_and_moves_ranked_wins_fastest_first(tables):
                                                  for m in board.legal_moves)
     by_text = {write_move(board, m, "chinese"): m for m in board.legal_moves}
     order = []
-    for move_text, result, mate, dtc in shown:
+    for move_text, result, mate, _dtc in shown:
         after = board.copy()
         after.push(by_text[move_text])
         reply = tablebase.probe(after)

@@ -2,6 +2,7 @@
 copying, pasting a FEN and flipping the board."""
 from __future__ import annotations
 
+import pytest
 from rich.cells import cell_len
 from textual import events
 from textual.widgets import Input, Static
@@ -34,6 +35,7 @@ def shown(pilot) -> tuple[str, str, list[str], int]:
     return board.fen(), screen.board.fen(), moves.texts, moves.ply
 
 
+@pytest.mark.slow
 def test_moves_by_keys_in_chinese_and_iccs(studio):
     async def scenario(pilot):
         await pilot.press(*OPENING_KEYS)
@@ -64,6 +66,7 @@ def test_an_illegal_target_plays_nothing(studio):
     assert (fen, moves, ply) == (STARTING_FEN, [], 0)
 
 
+@pytest.mark.slow
 def test_take_back_and_navigation(studio):
     async def scenario(pilot):
         await pilot.press(*OPENING_KEYS)
@@ -92,6 +95,7 @@ def test_take_back_and_navigation(studio):
     assert home[0] == STARTING_FEN and home[3] == 0
 
 
+@pytest.mark.slow
 def test_a_different_move_replaces_the_rest_of_the_line(studio):
     async def scenario(pilot):
         await pilot.press(*OPENING_KEYS)
@@ -204,6 +208,7 @@ def test_flip_turns_the_board_and_the_cursor_keys(studio):
     assert cursor == 13                           # e1
 
 
+@pytest.mark.slow
 def test_a_line_starting_with_black_and_a_click_in_the_move_list(studio):
     async def scenario(pilot):
         # 将4平5 (d9e9), then 车六进九 (d0d9) checks again.

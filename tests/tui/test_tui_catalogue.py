@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import re
 
+import pytest
 from rich.console import Console
 from textual.widgets import DataTable, Input, Select, Static
 
@@ -63,7 +64,7 @@ def test_search_shows_the_hits_of_the_catalogue_query(catalogue, drive):
     assert everything[1] == [entry.title for entry in first_page.entries]
     hits = query(catalogue, text="马后炮")
     assert hits.total == 3
-    assert chinese == (f"1–3 of 3 · page 1/1", [entry.title for entry in hits.entries],
+    assert chinese == ("1–3 of 3 · page 1/1", [entry.title for entry in hits.entries],
                        hits.entries[0].fen)
     assert focused == "catalogue-results"
     trough = query(catalogue, text="trough horse")
@@ -127,6 +128,7 @@ def test_pages_turn_with_page_down_and_up(catalogue, drive):
         assert titles == [entry.title for entry in page.entries]
 
 
+@pytest.mark.slow
 def test_enter_opens_the_entry_in_analyse_mode_and_f2_f3_switch(catalogue, drive):
     async def scenario(pilot):
         screen = await catalogue_opened(pilot)
@@ -155,6 +157,7 @@ def test_enter_opens_the_entry_in_analyse_mode_and_f2_f3_switch(catalogue, drive
     assert same_screen and count.startswith("1–3 of 3") and analyse_again
 
 
+@pytest.mark.slow
 def test_palette_browses_the_catalogue_and_help_lists_its_keys(catalogue, drive):
     async def scenario(pilot):
         await pilot.press("ctrl+p", *"browse the catalogue")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import re
 
+import pytest
 from rich.console import Console
 from textual.binding import Binding
 from textual.widgets import Static
@@ -45,6 +46,7 @@ def test_help_lists_every_binding(studio):
         assert re.search(rf"^{re.escape(keys)} +{re.escape(description)} *$", text, re.M), keys
 
 
+@pytest.mark.slow
 def test_palette_runs_a_studio_command(studio):
     async def scenario(pilot):
         await pilot.press("ctrl+p")
@@ -62,6 +64,7 @@ def test_palette_runs_a_studio_command(studio):
     assert studio(scenario) == (True, "wxf")
 
 
+@pytest.mark.slow
 def test_palette_set_up_from_analyse_and_back(studio):
     async def scenario(pilot):
         await pilot.press("ctrl+p", *"set up position")

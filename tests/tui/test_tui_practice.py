@@ -63,6 +63,7 @@ def texts(screen: PracticeScreen) -> dict[str, str]:
     return found
 
 
+@pytest.mark.slow
 def test_a_right_move_keeps_the_mate_and_gets_the_longest_defence(example, drive):
     async def scenario(pilot):
         screen = await practise_first_hit(pilot, "马后炮")
@@ -102,6 +103,7 @@ def test_a_right_move_keeps_the_mate_and_gets_the_longest_defence(example, drive
     assert interactive is False
 
 
+@pytest.mark.slow
 def test_a_wrong_move_is_taken_back_with_the_fastest_named(example, drive):
     practice = Practice(Board(example.fen), mode="checks")
     losing_check = next(move for move in sorted(practice.board.legal_moves, key=Move.iccs)
@@ -126,6 +128,7 @@ def test_a_wrong_move_is_taken_back_with_the_fastest_named(example, drive):
     assert checked["moves"] == ""
 
 
+@pytest.mark.slow
 def test_hint_solution_take_back_and_restart(example, drive):
     start = Board(example.fen)
     hint = Practice(start, mode="checks").hint()
@@ -169,12 +172,14 @@ def test_hint_solution_take_back_and_restart(example, drive):
         "Solution from here: 1. 马四进三 将5进1 2. 炮一进二"
     for fen, shown in (taken_back, restarted):
         assert fen == start.fen() and shown["moves"] == ""
-    assert taken_back[1]["message"] == "Took back 马四进三 and the reply: mate in 2 (3 plies) again."
+    assert taken_back[1]["message"] == (
+        "Took back 马四进三 and the reply: mate in 2 (3 plies) again.")
     assert restarted[1]["message"] == "Restarted: mate in 2 (3 plies)."
     assert restarted[1]["score"] == "Score: 0 moves played, 0 fastest · 0 wrong tries · 0 hints"
     assert left_to is CatalogueScreen
 
 
+@pytest.mark.slow
 def test_practise_the_analysed_position_or_say_why_not(catalogue, drive):
     async def scenario(pilot):
         await pilot.press("f4")                 # KR vs KAA: no mate by checks, quiet mate in 3

@@ -2,6 +2,7 @@
 engine's complaints shown as the position changes, and handing the position to analyse mode."""
 from __future__ import annotations
 
+import pytest
 from textual.widgets import Static
 
 from tui.screens.analyse import AnalyseScreen
@@ -21,6 +22,7 @@ def validation(pilot) -> str:
     return str(editor(pilot).query_one("#setup-validation", Static).content)
 
 
+@pytest.mark.slow
 def test_set_up_a_position_by_keys(studio):
     async def scenario(pilot):
         await pilot.press("e")
@@ -64,6 +66,7 @@ def test_set_up_a_position_by_keys(studio):
     assert analysed == fen and line == []
 
 
+@pytest.mark.slow
 def test_letters_aliases_and_the_pen(studio):
     async def scenario(pilot):
         await pilot.press("e", "ctrl+l", "up", "up", "H")   # H: a red horse on e2
@@ -80,6 +83,7 @@ def test_letters_aliases_and_the_pen(studio):
     assert pen == "B"
 
 
+@pytest.mark.slow
 def test_mirror_swap_side_and_start(studio):
     async def scenario(pilot):
         await pilot.press("e", "ctrl+l", "up", "A", "left", "up", "R")   # A on e1, R on d2

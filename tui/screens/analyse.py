@@ -164,7 +164,7 @@ class AnalyseScreen(Screen):
         board_view.interactive = event.last_move is None
 
     @on(BoardView.MoveEntered, "#board")
-    def play_move(self, event: BoardView.MoveEntered) -> None:
+    def play_move(self, event: BoardView.MoveEntered | TablebasePanel.PlayMove) -> None:
         """Follow the line if the move is its next one, otherwise replace the rest."""
         if self._ply < len(self._line) and self._line[self._ply] == event.move:
             self._ply += 1

@@ -11,6 +11,7 @@ it lives, see :mod:`puzzles.paths`).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import sqlite_utils
 from rich.text import Text
@@ -20,16 +21,28 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Select, Static
+from textual.widgets.select import NoSelection
 from textual.worker import Worker, WorkerState
 
-from puzzles.catalogue import (CatalogueError, Entry, PatternSummary, Page, list_collections,
-                               list_patterns, open_catalogue, query)
+from puzzles.catalogue import (
+    CatalogueError,
+    Entry,
+    Page,
+    PatternSummary,
+    list_collections,
+    list_patterns,
+    open_catalogue,
+    query,
+)
 from puzzles.paths import default_database
 from xiangqi import BLACK, Board
 
 from ..widgets.board import BoardView
 from ..widgets.status_line import SIDE_NAMES
 from .practice import PracticeScreen, numbered_words
+
+if TYPE_CHECKING:
+    from ..app import XQStudioApp
 
 PAGE_SIZE = 20
 OPEN_GROUP = "catalogue-open"
@@ -131,7 +144,9 @@ class CatalogueScreen(Screen):
         if event.worker.group != OPEN_GROUP:
             return
         if event.state == WorkerState.SUCCESS:
-            self._database_ready(event.worker.result)
+            path = event.worker.result
+            assert path is not None         # the worker returns the catalogue's path
+            self._database_ready(path)
         elif event.state == WorkerState.ERROR:
             self._show_problem(f"The catalogue cannot be opened: {event.worker.error}")
 
@@ -159,7 +174,7 @@ class CatalogueScreen(Screen):
         """The keyword arguments of :func:`puzzles.catalogue.query` the widgets ask for."""
         def chosen(selector: str) -> str | None:
             value = self.query_one(selector, Select).value
-            return None if value == Select.NULL else value
+            return None if isinstance(value, NoSelection) else value
 
         def typed(selector: str) -> str | None:
             return self.query_one(selector, Input).value.strip() or None
@@ -179,25 +194,25 @@ class CatalogueScreen(Screen):
         if self.db is None:
             return
         try:
-            self.page = query(self.db, **self.filters(), limit=PAGE_SIZE, offset=offset)
+            page = self.page = query(self.db, **self.filters(), limit=PAGE_SIZE, offset=offset)
         except CatalogueError as error:
             self._show_problem(str(error))
             return
         table = self.query_one("#catalogue-results", DataTable)
         table.clear()
-        for entry in self.page.entries:
+        for entry in page.entries:
             table.add_row(KIND_MARKS[entry.kind], entry.title, entry_place(entry),
                           entry_length(entry), entry.verdict, key=f"{entry.kind}:{entry.id}")
         count = self.query_one("#catalogue-count", Static)
         count.update(self._count_text())
         count.remove_class("-error")
-        if self.page.entries:
+        if page.entries:
             table.move_cursor(row=0)
         self._preview(self.highlighted())
 
     def _count_text(self) -> str:
         page = self.page
-        if not page.total:
+        if page is None or not page.total:
             return "0 of 0: nothing matches"
         last = page.offset + len(page.entries)
         pages = -(-page.total // PAGE_SIZE)
@@ -280,7 +295,7 @@ class CatalogueScreen(Screen):
         if entry is None:
             self.app.bell()
             return
-        self.app.open_in_analyse(Board(entry.fen))
+        cast("XQStudioApp", self.app).open_in_analyse(Board(entry.fen))
 
     def action_practise(self) -> None:
         """Play the highlighted entry's attacker against the studio's defence."""
@@ -297,7 +312,7 @@ class CatalogueScreen(Screen):
         """The next (1) or previous (-1) page of results."""
         page = self.page
         offset = None if page is None else page.offset + direction * PAGE_SIZE
-        if offset is None or not 0 <= offset < page.total:
+        if page is None or offset is None or not 0 <= offset < page.total:
             self.app.bell()
             return
         self.run_query(offset)

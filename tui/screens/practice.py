@@ -166,7 +166,9 @@ class PracticeScreen(Screen):
         self.thinking = False
         self._show()                # the session's position first, then what the answer says
         if event.state == WorkerState.SUCCESS:
-            event.worker.result()
+            show = event.worker.result
+            assert show is not None         # every question returns what to show
+            show()
         elif event.state == WorkerState.ERROR:
             self._say(f"The solver failed: {event.worker.error}", "bad")
 
@@ -180,6 +182,12 @@ class PracticeScreen(Screen):
         return self._cancel.is_set()
 
     # -- starting ----------------------------------------------------------------------------
+
+    @property
+    def session(self) -> Practice:
+        """The practice in progress (asked for only once it has started)."""
+        assert self.practice is not None, "no practice session yet"
+        return self.practice
 
     def _open_session(self) -> None:
         self.practice = None
@@ -225,7 +233,7 @@ class PracticeScreen(Screen):
         if not self._can_play():
             self.app.bell()
             return
-        before = self.practice.board.copy()
+        before = self.session.board.copy()
         shown = before.copy()
         shown.push(event.move)
         board_view = self.query_one("#practice-board", BoardView)
@@ -236,7 +244,7 @@ class PracticeScreen(Screen):
     def _judge(self, before: Board, move: Move) -> Callable[[], None]:
         """In the worker: judge ``move``; play it and the longest defence if it keeps the
         mate, otherwise leave the position as it was."""
-        practice = self.practice
+        practice = self.session
         try:
             evaluation = practice.evaluate(move)
         except PracticeError as error:
@@ -263,6 +271,7 @@ class PracticeScreen(Screen):
         if defence is None:
             self._say(self._ending(words), "good")
             return
+        assert evaluation.moves is not None     # it keeps the mate: its length is known
         verdict = f"✓ {words} keeps the forced mate: {mate_in(evaluation.moves)}"
         if evaluation.fastest:
             verdict += ", the fastest."
@@ -273,11 +282,12 @@ class PracticeScreen(Screen):
         reply = write_move(after_move, defence, "chinese")
         defender = SIDE_NAMES[after_move.turn]
         self._say(f"{verdict}\n{defender} replies {reply}, the longest resistance: now "
-                  f"{mate_in(self.practice.remaining)}.", "good" if evaluation.fastest else "")
-        self._check_repetition(self.practice.board)
+                  f"{mate_in(self.session.remaining)}.", "good" if evaluation.fastest else "")
+        self._check_repetition(self.session.board)
 
     def _ending(self, words: str) -> str:
-        outcome = self.practice.outcome
+        outcome = self.session.outcome
+        assert outcome is not None              # called when the last move mated
         cry = "将死!" if outcome.termination == "checkmate" else "困毙! (stalemate wins)"
         extra = outcome.attacker_moves - outcome.par
         if extra == 0:
@@ -291,7 +301,7 @@ class PracticeScreen(Screen):
         move = evaluation.move
         words = write_move(before, move, "chinese")
         fault = ("is not a check (every move must check)"
-                 if self.practice.mode == "checks" and not before.gives_check(move)
+                 if self.session.mode == "checks" and not before.gives_check(move)
                  else "loses the forced mate")
         fastest = write_move(before, evaluation.fastest_move, "chinese")
         self._say(f"✗ {words} {fault}; the fastest was {fastest}, "
@@ -314,9 +324,9 @@ class PracticeScreen(Screen):
             self.app.bell()
 
     def _find_hint(self) -> Callable[[], None]:
-        board = self.practice.board.copy()
+        board = self.session.board.copy()
         try:
-            move = self.practice.hint()
+            move = self.session.hint()
         except PracticeError as error:
             return partial(self._say, f"No hint: {error}", "bad")
         return partial(self._show_hint, board, move)
@@ -325,7 +335,7 @@ class PracticeScreen(Screen):
         self.hints += 1
         self._show_score()
         self._say(f"Hint: {write_move(board, move, 'chinese')}, "
-                  f"{mate_in(self.practice.remaining)}.")
+                  f"{mate_in(self.session.remaining)}.")
         self.query_one("#practice-board", BoardView).mark_squares(
             [move.from_square, move.to_square], "hint")
 
@@ -337,9 +347,9 @@ class PracticeScreen(Screen):
             self.app.bell()
 
     def _find_solution(self) -> Callable[[], None]:
-        board = self.practice.board.copy()
+        board = self.session.board.copy()
         try:
-            line = self.practice.solution()
+            line = self.session.solution()
         except PracticeError as error:
             return partial(self._say, f"No solution: {error}", "bad")
         return partial(self._show_solution, board, line)
@@ -353,10 +363,10 @@ class PracticeScreen(Screen):
         if self.thinking or self.practice is None or not self.practice.turns:
             self.app.bell()
             return
-        move = self.practice.take_back()
+        move = self.session.take_back()
         self._show()
-        self._say(f"Took back {write_move(self.practice.board, move, 'chinese')} and the "
-                  f"reply: {mate_in(self.practice.remaining)} again.")
+        self._say(f"Took back {write_move(self.session.board, move, 'chinese')} and the "
+                  f"reply: {mate_in(self.session.remaining)} again.")
 
     def action_restart(self) -> None:
         """Back to the start position with a fresh score."""
@@ -366,12 +376,12 @@ class PracticeScreen(Screen):
         if self.practice is None:         # it could not start: try again
             self._open_session()
             return
-        while self.practice.turns:
-            self.practice.take_back()
+        while self.session.turns:
+            self.session.take_back()
         self.wrong_tries = self.hints = 0
         self._announced = None
         self._show()
-        self._say(f"Restarted: {mate_in(self.practice.length)}.")
+        self._say(f"Restarted: {mate_in(self.session.length)}.")
 
     def action_leave(self) -> None:
         self.app.pop_screen()

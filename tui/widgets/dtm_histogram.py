@@ -22,13 +22,13 @@ class Bucket:
     count: int
 
     def holds(self, plies: int | None) -> bool:
-        if self.first is None or plies is None:
+        if self.first is None or self.last is None or plies is None:
             return self.first is None and plies is None
         return self.first <= plies <= self.last and plies % 2 == self.first % 2
 
     def label(self) -> str:
         """The bucket in moves and plies, e.g. ``mate in 3-5 (5-9 plies)``."""
-        if self.first is None:
+        if self.first is None or self.last is None:    # both None: the draws
             return "draw"
         plies = _span(self.first, self.last)
         unit = "ply" if self.first == self.last == 1 else "plies"

@@ -23,7 +23,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Static
 from textual.worker import Worker, WorkerState
 
-from solver.search import DEFAULT_MAX_MOVES, Limits, SolveResult, Solver, SolverError
+from solver.search import DEFAULT_MAX_MOVES, Limits, Solver, SolverError, SolveResult
 from solver.soundness import SoundnessReport, verify
 from tablebases import open_tablebase
 from tablebases.paths import default_directory
@@ -243,23 +243,25 @@ class SolverPanel(Widget, can_focus=True):
 
     def action_solve(self) -> None:
         """Prove the shortest mate within the max moves (default: the mode's bound)."""
-        if self._can_start():
+        board = self.board
+        if board is not None and self._can_start():
             max_moves = self._max_moves() or DEFAULT_MAX_MOVES[self.mode]
-            self._start("solve", max_moves)
+            hook = self._start(board, "solve", max_moves)
             tablebase = self._open_tables()
-            solver = Solver(self.board, self.mode, Limits(progress_nodes=PROGRESS_NODES),
-                            tablebase, self._hook)
-            self._hook.solver = self._solver = solver
+            solver = Solver(board, self.mode, Limits(progress_nodes=PROGRESS_NODES),
+                            tablebase, hook)
+            hook.solver = self._solver = solver
             self._solve_in_thread(solver, max_moves, tablebase)
 
     def action_verify(self) -> None:
         """Soundness of the problem "mate in N" (N: the max moves, default the forced
         length): key, cooks, tries and duals."""
-        if self._can_start():
+        board = self.board
+        if board is not None and self._can_start():
             stipulated = self._max_moves()
-            self._start("verify", stipulated)
-            self._verify_in_thread(self.board, "checks" if self.mode == "checks" else "win",
-                                   stipulated, self._hook)
+            hook = self._start(board, "verify", stipulated)
+            self._verify_in_thread(board, "checks" if self.mode == "checks" else "win",
+                                   stipulated, hook)
 
     def action_cancel(self) -> None:
         """Stop the running search; what it proved so far is kept."""
@@ -291,20 +293,22 @@ class SolverPanel(Widget, can_focus=True):
             return None
         return value if value >= 1 else None
 
-    def _start(self, job: str, max_moves: int | None) -> None:
+    def _start(self, board: Board, job: str, max_moves: int | None) -> _ProgressHook:
+        """Set up a run on ``board`` (the panel's position); returns its progress hook."""
         self.running = job
-        self._run_board = self.board.copy(stack=False)
+        self._run_board = board.copy(stack=False)
         self._run_max_moves = max_moves
         self._cancel.clear()
         self._cancelled_run = False
         self._solver = None
-        self._hook = _ProgressHook(self, self._cancel)
+        hook = self._hook = _ProgressHook(self, self._cancel)
         self.result, self.report, self.line, self.step = None, None, [], 0
         self._message = ""
         bound = f"within {max_moves} moves" if max_moves else "its forced length"
         self.query_one("#solver-progress", Static).update(
             f"{job.capitalize()} ({MODE_NAMES[self.mode]}, {bound}): starting\u2026")
         self._redraw()
+        return hook
 
     def _open_tables(self):
         """The tablebase for the search's leaves, or None where there are no tables."""
@@ -363,13 +367,15 @@ class SolverPanel(Widget, can_focus=True):
                 f"The {job} failed: {type(error).__name__}: {error}"
             progress.update("")
         elif job == "solve":
-            self.result = worker.result
-            self.line = list(self.result.main_line)
-            progress.update(f"{self.result.nodes:,} nodes in {self.result.seconds:.2f} s "
-                            f"({self.result.nodes_per_second / 1e3:,.0f} k nodes/s)")
+            result = self.result = worker.result
+            assert result is not None           # the solve's SolveResult
+            self.line = list(result.main_line)
+            progress.update(f"{result.nodes:,} nodes in {result.seconds:.2f} s "
+                            f"({result.nodes_per_second / 1e3:,.0f} k nodes/s)")
         else:
-            self.report = worker.result
-            self.line = list(self.report.main_line)
+            report = self.report = worker.result
+            assert report is not None           # the verify's SoundnessReport
+            self.line = list(report.main_line)
             progress.update("Verify cancelled: the report is incomplete." if cancelled else "")
         self._cancelled_run = cancelled
         self._redraw()
@@ -379,7 +385,7 @@ class SolverPanel(Widget, can_focus=True):
     def action_step(self, delta: int) -> None:
         """Move ``delta`` plies along the main line and show that position on the host."""
         target = self.step + delta
-        if not self.line or not 0 <= target <= len(self.line):
+        if self.board is None or not self.line or not 0 <= target <= len(self.line):
             return
         self.step = target
         board = self.board.copy(stack=False)
@@ -473,6 +479,7 @@ class SolverPanel(Widget, can_focus=True):
         if report.verdict != "mate":
             text.append(f"Verdict: {report.verdict}\n")
         else:
+            assert report.length is not None and report.key is not None     # a mate's
             plies = 2 * report.length - 1
             text.append(f"Verdict: mate in {report.length} "
                         f"({plies} {'ply' if plies == 1 else 'plies'})\n")
@@ -483,6 +490,7 @@ class SolverPanel(Widget, can_focus=True):
                 text.append(f"  cook: {self._write(board, cook.move)} also mates in "
                             f"{cook.length}\n")
             for trial in report.tries:
+                assert trial.refutation is not None     # a try has its single refutation
                 after = board.copy(stack=False)
                 after.push(trial.move)
                 text.append(f"  try: {self._write(board, trial.move)}, refuted only by "

@@ -22,6 +22,7 @@ def describe_position(board: Board) -> str:
     outcome = board.outcome()
     side = SIDE_NAMES[board.turn]
     if outcome is not None:
+        assert outcome.winner is not None   # checkmate and stalemate both lose
         return (f"{side} is in {TERMINATION_NAMES[outcome.termination]}: "
                 f"{SIDE_NAMES[outcome.winner]} wins ({outcome.result()})")
     if board.is_check():

@@ -13,6 +13,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from rich.text import Text
 from textual import on, work
@@ -25,10 +26,23 @@ from textual.widget import Widget
 from textual.widgets import Button, DataTable, ProgressBar, Static
 from textual.worker import Worker, WorkerState
 
-from tablebases import CorruptTableError, Material, MissingTableError, TableValue, describe, \
-    open_tablebase
-from tablebases.build import BuildError, available_memory, build, default_threads, \
-    estimated_seconds, indexer_for, memory_needed
+from tablebases import (
+    CorruptTableError,
+    Material,
+    MissingTableError,
+    TableValue,
+    describe,
+    open_tablebase,
+)
+from tablebases.build import (
+    BuildError,
+    available_memory,
+    build,
+    default_threads,
+    estimated_seconds,
+    indexer_for,
+    memory_needed,
+)
 from tablebases.format import table_path
 from tablebases.probe import NATURAL_LIMIT_PLIES, RankedMove
 from tablebases.stats import SideStats, table_stats
@@ -125,6 +139,7 @@ def mate_cell(value: TableValue) -> str:
     if value.wdl == 0:
         return "\u2014"
     plies = value.dtm
+    assert plies is not None                # a won or lost position has its distance
     if value.wdl > 0:
         return f"in {(plies + 1) // 2} ({plies} {'ply' if plies == 1 else 'plies'})"
     return f"mated in {plies // 2} ({plies} plies)"
@@ -294,7 +309,7 @@ class TablebasePanel(Widget, can_focus=True):
             yield Button("Build", id="tb-build-button", compact=True)
             yield ProgressBar(id="tb-build-bar", show_eta=False)
             yield Static(id="tb-build-status", markup=False)
-        table = DataTable(id="tb-moves", cursor_type="row", zebra_stripes=True)
+        table: DataTable[Text] = DataTable(id="tb-moves", cursor_type="row", zebra_stripes=True)
         table.add_columns("Move", "Result", "Mate", "DTC")
         yield table
         yield DtmHistogram(id="tb-histogram")
@@ -373,11 +388,11 @@ class TablebasePanel(Widget, can_focus=True):
         pieces = material.piece_count()
         try:
             self.plan = plan_build(material, self.directory, self.threads)
-        except TooLargeError as error:
+        except TooLargeError as too_large:
             largest = self.tablebase.max_pieces()
             covered = f"the tables here have at most {largest} pieces" if largest else \
                 "there are no tables here yet"
-            return Text(f"{pieces} pieces: more than tables cover ({covered}); {error}.",
+            return Text(f"{pieces} pieces: more than tables cover ({covered}); {too_large}.",
                         style="yellow")
         canonical = self.plan.material
         if not self.plan.missing:
@@ -451,10 +466,11 @@ class TablebasePanel(Widget, can_focus=True):
         button = self.query_one("#tb-build-button", Button)
         bar = self.query_one("#tb-build-bar", ProgressBar)
         status = self.query_one("#tb-build-status", Static)
-        can_build = self.plan is not None and bool(self.plan.missing) and not self._building
+        plan = self.plan
+        can_build = plan is not None and bool(plan.missing) and not self._building
         button.display = can_build
-        if can_build:
-            button.label = f"Build {self.plan.material} (B)"
+        if can_build and plan is not None:
+            button.label = f"Build {plan.material} (B)"
         bar.display = self._building
         status.display = bool(self._build_note) or self._building
         if not self._building:
@@ -491,7 +507,7 @@ class TablebasePanel(Widget, can_focus=True):
                 "Cancelling at the end of the current pass\u2026")
 
     @work(thread=True, exclusive=True, group=BUILD_GROUP, exit_on_error=False)
-    def _build_in_thread(self, plan: BuildPlan) -> dict[str, dict]:
+    def _build_in_thread(self, plan: BuildPlan) -> dict[str, Any]:
         tracker = _BuildTracker(self, plan, self._cancel_build)
         start = time.perf_counter()
         summary = build(plan.material, self.directory, threads=self.threads, log=tracker.log,
@@ -513,6 +529,7 @@ class TablebasePanel(Widget, can_focus=True):
         if worker.group == STATS_GROUP:
             self._stats_pending = None
             if event.state == WorkerState.SUCCESS:
+                assert worker.result is not None    # (material, stats)
                 material, stats = worker.result
                 self._stats[material] = stats
                 self._show_histogram()
@@ -523,6 +540,7 @@ class TablebasePanel(Widget, can_focus=True):
         self._building = False
         error = worker.error
         if event.state == WorkerState.SUCCESS:
+            assert worker.result is not None        # the build's summary
             built = ", ".join(worker.result["tables"]) or "nothing (the tables were there)"
             self._build_note = f"Built {built} in {worker.result['seconds']:.1f} s."
         elif isinstance(error, BuildCancelled):
@@ -539,7 +557,9 @@ class TablebasePanel(Widget, can_focus=True):
     @on(DataTable.RowSelected, "#tb-moves")
     def _row_chosen(self, event: DataTable.RowSelected) -> None:
         event.stop()
-        self.post_message(self.PlayMove(self, Move.from_iccs(event.row_key.value)))
+        iccs = event.row_key.value
+        assert iccs is not None                 # rows are keyed by their move
+        self.post_message(self.PlayMove(self, Move.from_iccs(iccs)))
 
     def action_play_best(self) -> None:
         """Play the first ranked move: the fastest win, else a draw, else the longest loss."""

@@ -1,0 +1,65 @@
+"""Type stub for the Cython df-pn searcher (``solver/_dfpn.pyx``).
+
+Only the Python-visible API: the C-level declarations are in ``_dfpn.pxd``.
+"""
+from collections.abc import Callable
+from typing import Literal
+
+from tablebases._probe import LeafProber
+from xiangqi._core import BaseBoard
+
+PROVEN: Literal["proven"]
+DISPROVEN: Literal["disproven"]
+UNKNOWN: Literal["unknown"]
+FULL: int           # the full-width "order": every legal attacker move
+MAX_ORDER: int      # the highest λ order a search may be asked for
+
+_Status = Literal["proven", "disproven", "unknown"]
+
+class Search:
+    """A df-pn searcher with its own transposition table (``table_bits``: log2 entries)."""
+
+    checks_only: int
+    nodes: int
+    node_limit: int
+    deadline: float
+    stopped: int
+    # callable(90 piece codes, side to move) -> tablebase code, or -1
+    tablebase_probe: Callable[[bytes, int], int] | None
+    tablebase_max_pieces: int
+    leaf_prober: LeafProber | None      # tables answered at C level
+    tb_leaves: int                      # leaves a tablebase answered
+    # callable(nodes, table entries used); a true result cancels the search
+    progress: Callable[[int, int], object] | None
+    progress_every: int
+    progress_interval: float            # seconds between progress calls
+    perpetual_check_rule: int
+    # callable(cycle's first position's codes, side to move, moves as (from, to)) -> loser or -1
+    repetition_judge: Callable[[bytes, int, list[tuple[int, int]]], int] | None
+    judge_calls: int
+    order: int                  # λ order of the running root search (FULL: full width)
+    threat_nodes: int           # node budget of an order-1 threat test
+    threat_tests: int
+    threat_nodes_spent: int
+    tempo_frontier: int         # λ orders > 1 try every move with this few moves left
+
+    def __init__(self, table_bits: int = 20) -> None: ...
+    @property
+    def table_entries(self) -> int: ...
+    @property
+    def table_used(self) -> int:
+        """Entries written so far (an upper bound on the fill)."""
+    def clear_table(self) -> None: ...
+    def cancel(self) -> None: ...
+    def set_position(self, board: BaseBoard) -> None:
+        """Search from ``board``'s position; its side to move is the attacker."""
+    def prove(self, remaining: int, order: int = ...) -> tuple[_Status, int | None]:
+        """(status, proof length in attacker moves or None) with ``remaining`` attacker moves
+        at λ ``order``."""
+    def value(
+        self, board: BaseBoard, remaining: int, or_node: bool = True, order: int = ...
+    ) -> tuple[_Status, int | None]:
+        """(status, length) of ``board`` from the table or a fresh search at ``order``."""
+    def proof_move(self, board: BaseBoard, remaining: int) -> tuple[int, int] | None:
+        """(from, to) of a stored proof's move that mates within ``remaining``, or None."""
+    def _run(self, or_node: bool, remaining: int, order: int) -> tuple[_Status, int | None]: ...

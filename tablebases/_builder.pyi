@@ -1,0 +1,77 @@
+"""Type stub for the Cython retrograde builder (``tablebases/_builder.pyx``).
+
+Code arrays are C-contiguous uint16 buffers (``array('H')``, or the ``memoryview`` of
+:func:`tablebases.format.zeroed_codes`), one code per index entry; bitmaps are uint64 buffers
+(``array('Q')``), one bit per entry.  The C-level API (``Context``, the codes) is in
+``_builder.pxd``.
+"""
+from collections.abc import Callable, Sequence
+
+from typing_extensions import Buffer
+
+from tablebases._index import Indexer
+
+# (colour, piece type, Indexer, red codes, black codes, flip): one per kind of capture.
+_SubSpec = tuple[int, int, Indexer, Buffer, Buffer, int]
+
+def retrograde(
+    indexer: Indexer,
+    red_values: Buffer,
+    black_values: Buffer,
+    subs: list[_SubSpec],
+    capture_resets: bool = False,
+    capture_limit: int = 0,
+    threads: int = 1,
+    progress: Callable[[int, int], object] | None = None,
+    rules: Sequence[Buffer] | None = None,
+    hints: Sequence[Buffer] | None = None,
+) -> int:
+    """Fill the code arrays with the solved codes; returns the number of passes.
+    ``progress(pass, found)``; ``rules``: checker red/black, victim red/black bitmaps;
+    ``hints``: draw red/black, loss red/black bitmaps of the DTM build."""
+
+def recheck(
+    indexer: Indexer,
+    red_values: Buffer,
+    black_values: Buffer,
+    subs: list[_SubSpec],
+    capture_resets: bool = False,
+    capture_limit: int = 0,
+    threads: int = 1,
+    max_report: int = 20,
+    rules: Sequence[Buffer] | None = None,
+) -> tuple[int, list[tuple[int, int, int, int]]]:
+    """(mismatch count, first mismatches as (side to move, index, stored, expected))."""
+
+def outcome_bitmaps(values: Buffer, draws: Buffer, losses: Buffer) -> None:
+    """Set the bits of the drawn and of the lost positions of a finished metric's codes."""
+
+def first_index(values: Buffer, code: int) -> int:
+    """The first index holding ``code`` (-1 if none)."""
+
+def histogram(values: Buffer) -> dict[int, int]:
+    """Counts per code, illegal entries included."""
+
+def perpetual_check_sets(
+    indexer: Indexer,
+    red_values: Buffer,
+    black_values: Buffer,
+    subs: list[_SubSpec],
+    checker_red: Buffer,
+    checker_black: Buffer,
+    victim_red: Buffer,
+    victim_black: Buffer,
+    threads: int = 1,
+) -> int:
+    """Add the drawn positions the perpetual-check rule decides; returns the checker count."""
+
+def chase_sensitive_draws(
+    indexer: Indexer,
+    red_values: Buffer,
+    black_values: Buffer,
+    subs: list[_SubSpec],
+    out_red: Buffer,
+    out_black: Buffer,
+    threads: int = 1,
+) -> int:
+    """Mark the drawn positions the chase rule could change; returns their number."""

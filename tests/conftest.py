@@ -1,0 +1,29 @@
+"""Suite-wide test configuration.
+
+* Every test gets its own default tablebase directory and catalogue file, in a temporary
+  directory of its own (``XQSTUDIO_TABLES``, ``XQSTUDIO_CATALOGUE``; its fixtures may point them
+  elsewhere), so no test reads or writes the user's ``~/.local/share/xqstudio`` and tests
+  running in parallel (pytest-xdist) never share a file.
+* Tests that use an expensive shared fixture are marked ``slow``, so ``make test-fast``
+  (``-m "not slow"``) skips the fixture's cost too: ``table_dir`` builds eleven tablebases,
+  ``corpus`` asks Fairy-Stockfish about thousands of positions.
+"""
+from __future__ import annotations
+
+import pytest
+
+SLOW_FIXTURES = {"table_dir", "corpus"}
+
+
+@pytest.fixture(autouse=True)
+def _private_defaults(tmp_path_factory: pytest.TempPathFactory,
+                      monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path_factory.mktemp("xqstudio-home")
+    monkeypatch.setenv("XQSTUDIO_TABLES", str(home / "tablebases"))
+    monkeypatch.setenv("XQSTUDIO_CATALOGUE", str(home / "catalogue.sqlite"))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if SLOW_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)
