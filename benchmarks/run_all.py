@@ -10,6 +10,7 @@ import bench_legal_moves  # noqa: E402
 import bench_perft  # noqa: E402
 import bench_rules  # noqa: E402
 import bench_tablebase  # noqa: E402
+import bench_vs_fairy  # noqa: E402
 
 
 def main() -> None:
@@ -19,6 +20,7 @@ def main() -> None:
     bench_legal_moves.run()
     bench_rules.run()
     bench_tablebase.main(["--set", "quick"])
+    bench_vs_fairy.main([])     # only with XQ_FAIRY_STOCKFISH set; otherwise one line, skipped
 
 
 if __name__ == "__main__":
