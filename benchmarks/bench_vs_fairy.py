@@ -27,11 +27,11 @@ from __future__ import annotations
 
 import argparse
 import math
-import statistics
 import os
 import queue
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import threading
@@ -114,7 +114,8 @@ class Engine:
         self.until("readyok", 60)
 
     def mate(self, fen: str, moves: int, timeout: float) -> tuple[float, int | None, int, bool]:
-        """(seconds from ``go`` to ``bestmove``, last ``score mate`` K or None, nodes, timed out)."""
+        """(seconds from ``go`` to ``bestmove``, last ``score mate`` K or None, nodes, timed
+        out)."""
         self.send("ucinewgame")
         self.send(f"position fen {fen}")
         self.ready()
@@ -127,7 +128,7 @@ class Engine:
                 line = self.lines.get(timeout=max(0.001, deadline - time.perf_counter()))
             except queue.Empty:
                 if timed_out:
-                    raise RuntimeError("the engine does not answer 'stop'")
+                    raise RuntimeError("the engine does not answer 'stop'") from None
                 timed_out = True
                 self.send("stop")
                 deadline = time.perf_counter() + 30
@@ -214,12 +215,14 @@ def main(argv: list[str] | None = None) -> int:
         engine.close()
 
     solved = len(rows) - len(timeouts)
-    print(f"total over the {solved} problems Fairy-Stockfish solved in time: ours {ours_total:.2f} s, "
-          f"Fairy-Stockfish {fsf_total:.2f} s, ratio {fsf_total / ours_total if ours_total else 0:.1f}x")
+    ratio = fsf_total / ours_total if ours_total else 0
+    print(f"total over the {solved} problems Fairy-Stockfish solved in time: ours "
+          f"{ours_total:.2f} s, Fairy-Stockfish {fsf_total:.2f} s, ratio {ratio:.1f}x")
     if timeouts:
         ours_out = sum(ours for number, ours, _, out in rows if out)
         print(f"Fairy-Stockfish timeouts ({args.timeout:g} s each, not in the ratio): "
-              f"{len(timeouts)}: " + ", ".join(f"No. {n} (last mate score {m})" for n, m in timeouts)
+              f"{len(timeouts)}: "
+              + ", ".join(f"No. {n} (last mate score {m})" for n, m in timeouts)
               + f"; ours on them {ours_out:.2f} s")
     ratios = sorted(fsf / ours for _, ours, fsf, out in rows if not out and ours > 0)
     if ratios:
@@ -230,7 +233,8 @@ def main(argv: list[str] | None = None) -> int:
     if timeouts:
         ours_all = sum(ours for _, ours, _, _ in rows)
         fsf_all = sum(fsf for _, _, fsf, _ in rows)
-        print(f"counting each timeout as {args.timeout:g} s: ratio at least {fsf_all / ours_all:.1f}x")
+        print(f"counting each timeout as {args.timeout:g} s: ratio at least "
+              f"{fsf_all / ours_all:.1f}x")
     slowest = sorted(rows, key=lambda row: -row[1])[:5]
     print("our slowest: " + ", ".join(f"No. {n} {names[n - 1]} {ours:.2f} s"
                                        for n, ours, _, _ in slowest))
