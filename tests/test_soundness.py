@@ -84,7 +84,8 @@ def test_verify_command(capsys):
     # Cooked, so not sound: exit status 1.
     assert main(["verify", ROOK_MATES, "--notation", "iccs"]) == 1
     out = capsys.readouterr().out
-    assert "Key: a0a8 (cooked)" in out and "Not sound" in out and "cook: a0d0 also mates in 1" in out
+    assert "Key: a0a8 (cooked)" in out and "Not sound" in out
+    assert "cook: a0d0 also mates in 1" in out
     assert main(["verify", FENS[0], "--stipulation", "checks", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["verdict"] == "mate" and data["moves"] == 7 and data["unique_key"]
