@@ -1,4 +1,6 @@
 """Mate solving (df-pn) and soundness verification of composed problems."""
 from .search import Limits, Solver, SolverError, SolveResult, TreeNode, solve
+from .types import DrawVerdict, Mode, Stipulation, Verdict
 
-__all__ = ["solve", "Solver", "SolveResult", "Limits", "SolverError", "TreeNode"]
+__all__ = ["solve", "Solver", "SolveResult", "Limits", "SolverError", "TreeNode", "Mode",
+           "Verdict", "DrawVerdict", "Stipulation"]

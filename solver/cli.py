@@ -1,14 +1,20 @@
-"""Solver subcommands: ``solve`` and ``verify``."""
+"""Solver subcommands: ``problem solve`` and ``problem verify`` (the old flat spellings
+``solve`` and ``verify`` still work).
+
+Exit status: ``solve`` 0 when a mate is proven, 1 when none is (no mate within the bound, or
+unknown: a limit stopped the search); ``verify`` 0 for a sound problem (the stipulation met
+with a unique key, nothing left unproven, the recorded line, if given, forced and minimal;
+for a draw: neither side can force a win), 1 otherwise; both 1 for bad input, 2 for usage.
+"""
 from __future__ import annotations
 
 import argparse
-import json
 import signal
 import sys
 import time
-from pathlib import Path
 
-from xiangqi.cli import _board
+from tablebases.cli import add_tables_option
+from xiangqi.cli import add_json_option, add_notation_option, emit, fail, read_board
 from xiangqi.notation import write_line
 
 from ._dfpn import MAX_ORDER
@@ -20,17 +26,25 @@ from .search import (
     SolverError,
     order_name,
 )
+from .types import DEFAULT_DRAW_BOUND, STIPULATIONS, DrawVerdict, Mode, Stipulation, Verdict
 
 
-def _open_tables(directory: Path | None):
+def _open_tables(args: argparse.Namespace):
+    """The tablebase the search probes (None: --no-tables, or no table in the directory);
+    the caller closes it."""
     from tablebases import open_tablebase
     from tablebases.paths import default_directory
 
-    directory = directory or default_directory()
-    if not directory.exists():
+    if args.no_tables:
+        return None
+    directory = args.tables or default_directory()
+    if not directory.is_dir():
         return None
     tablebase = open_tablebase(directory)
-    return tablebase if tablebase.materials() else None
+    if not tablebase.materials():
+        tablebase.close()
+        return None
+    return tablebase
 
 
 class LiveProgress:
@@ -64,50 +78,53 @@ def _limits(args: argparse.Namespace) -> Limits:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    board = _board(args.fen)
+    board = read_board(args.fen, args)
     if board is None:
         return 1
     progress = LiveProgress(args.json)
     progress.entries = 1 << args.table_bits
+    mode = Mode.CHECKS if args.checks else Mode.ANY
+    tablebase = _open_tables(args)
     previous = signal.signal(signal.SIGINT, lambda *_: setattr(progress, "cancelled", True))
-    mode = "checks" if args.checks else "any"
     try:
-        solver = Solver(board, mode, _limits(args),
-                        None if args.no_tables else _open_tables(args.tables), progress)
+        solver = Solver(board, mode, _limits(args), tablebase, progress)
         progress.solver = solver
         result = solver.run(args.max_moves or DEFAULT_MAX_MOVES[mode])
     except SolverError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
+        progress.finish()
+        return fail(args, str(error))
     finally:
         signal.signal(signal.SIGINT, previous)
         progress.finish()
+        if tablebase is not None:
+            tablebase.close()
+    status = 0 if result.verdict == Verdict.MATE else 1
     line = write_line(board, result.main_line, args.notation)
     if args.json:
-        print(json.dumps({
+        emit({
             "fen": board.fen(), "mode": result.mode, "max_moves": result.max_moves,
             "verdict": result.verdict, "moves": result.length, "plies": result.plies,
             "exact": result.exact,
             "order": (result.order if result.order is not None else "full")
-            if result.verdict == "mate" else None,
+            if result.verdict == Verdict.MATE else None,
             "main_line": [m.iccs() for m in result.main_line], "main_line_text": line,
             "nodes": result.nodes, "seconds": round(result.seconds, 3),
             "tb_leaves": result.tb_leaves, "threat_tests": result.threat_tests,
             "interrupted": progress.cancelled,
-        }, ensure_ascii=False))
-        return 0
-    how = "every move a check" if result.mode == "checks" else (
+        })
+        return status
+    how = "every move a check" if result.mode == Mode.CHECKS else (
         f"quiet moves allowed, found at {order_name(result.order)}")
-    if result.verdict == "mate" and not result.exact:
+    if result.verdict == Verdict.MATE and not result.exact:
         reason = "interrupted" if progress.cancelled else "a search limit was reached"
         print(f"Mate in at most {result.length} ({how}; {reason} before a shorter mate was "
               f"ruled out)")
         print(_numbered(line, board.turn))
-    elif result.verdict == "mate":
+    elif result.verdict == Verdict.MATE:
         print(f"Mate in {result.length} ({result.plies} plies), {how}")
         print(_numbered(line, board.turn))
-    elif result.verdict == "no mate":
-        kind = "continuous-check " if result.mode == "checks" else ""
+    elif result.verdict == Verdict.NO_MATE:
+        kind = "continuous-check " if result.mode == Mode.CHECKS else ""
         print(f"No {kind}mate within {result.max_moves} moves")
     else:
         reason = "interrupted" if progress.cancelled else "a search limit was reached"
@@ -115,30 +132,44 @@ def cmd_solve(args: argparse.Namespace) -> int:
     tables = f", {result.tb_leaves:,} tablebase leaves" if result.tb_leaves else ""
     print(f"{result.nodes:,} nodes in {result.seconds:.2f} s "
           f"({result.nodes_per_second / 1e3:.0f} k nodes/s{tables})", file=sys.stderr)
-    return 0
+    return status
+
+
+def _sound(report) -> bool:
+    """Whether the problem meets its stipulation soundly (the exit status of verify)."""
+    if report.unproven:
+        return False
+    if report.stipulation == Stipulation.DRAW:
+        return report.verdict == DrawVerdict.DRAW
+    check = report.intended
+    line_ok = check is None or (check.forced and check.minimal and not check.problem)
+    return report.sound and line_ok
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
     from .soundness import verify
 
-    board = _board(args.fen)
+    board = read_board(args.fen, args)
     if board is None:
         return 1
+    tablebase = _open_tables(args)
     try:
-        report = verify(board, args.stipulation, args.moves, args.line,
-                        tablebase=None if args.no_tables else _open_tables(args.tables),
+        report = verify(board, args.stipulation, args.moves, args.line, tablebase=tablebase,
                         limits=_limits(args))
     except SolverError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
+        return fail(args, str(error))
+    finally:
+        if tablebase is not None:
+            tablebase.close()
+    status = 0 if _sound(report) else 1
 
     def name(move, before=board):
         return write_line(before, [move], args.notation)[0]
 
     if args.json:
-        print(json.dumps(_report_json(report), ensure_ascii=False))
-        return 0
-    if report.stipulation == "draw":
+        emit({**_report_json(report), "sound": status == 0})
+        return status
+    if report.stipulation == Stipulation.DRAW:
         d = report.draw
         assert d is not None        # a draw report carries its searches
         print(f"Stipulation: draw (红先和), searched to {d.bound} moves for each side; "
@@ -148,10 +179,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
               + (f" in {d.black_length}" if d.black_length else ""))
         print(f"Verdict: {report.verdict}")
     else:
-        kind = "continuous check (连照杀)" if report.stipulation == "checks" else "mate"
+        kind = "continuous check (连照杀)" if report.stipulation == Stipulation.CHECKS else "mate"
         print(f"Stipulation: {kind}"
               f" within {report.bound} moves")
-        if report.verdict != "mate" or report.length is None:
+        if report.verdict != Verdict.MATE or report.length is None:
             print(f"Verdict: {report.verdict}")
         else:
             plies = 2 * report.length - 1
@@ -184,7 +215,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         print(f"Recorded line: {verdict}" + (f": {check.problem}" if check.problem else ""))
     for item in report.unproven:
         print(f"unproven: {item}")
-    return 0
+    print("Sound." if status == 0 else "Not sound (exit status 1).")
+    return status
 
 
 def _report_json(report) -> dict:
@@ -236,6 +268,19 @@ def _at_least(minimum: float, kind=int):
     return parse
 
 
+MAX_MOVES_BOUND = 10_000   # attacker moves; a larger bound would overflow the search's C ints
+
+MAX_MOVES_BOUND = 10_000   # attacker moves; larger bounds would overflow the search's C ints
+def _at_most(maximum: int):
+    """An argparse type: a whole number from 1 to ``maximum``."""
+    def parse(text: str) -> int:
+        value = _at_least(1)(text)
+        if value > maximum:
+            raise argparse.ArgumentTypeError(f"must be at most {maximum}, not {text}")
+        return value
+    return parse
+
+
 def _table_bits(text: str) -> int:
     value = _at_least(2)(text)
     if value > 34:
@@ -265,35 +310,46 @@ def _search_options(parser: argparse.ArgumentParser, per_search: bool = False) -
                              "moves that threaten an order n-1 win)")
     parser.add_argument("--full-width", action="store_true",
                         help="quiet-move problems: plain full-width search, no λ orders")
-    parser.add_argument("--tables", type=Path, default=None,
-                        help="tablebase directory for leaves (default: the tablebases' own)")
+    add_tables_option(parser)
     parser.add_argument("--no-tables", action="store_true", help="do not probe tablebases")
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    solve_ = subparsers.add_parser("solve", help="prove a mate for the side to move")
+def _solve_arguments(solve_: argparse.ArgumentParser) -> None:
     solve_.add_argument("fen", metavar="FEN")
     solve_.add_argument("--checks", action="store_true",
                         help="continuous-check problem (连照杀): every attacker move checks")
-    solve_.add_argument("--max-moves", type=_at_least(1), default=None,
-                        help="bound on the attacker's moves (default 200 with --checks, else 20)")
-    solve_.add_argument("--notation", choices=("iccs", "wxf", "chinese", "code3"),
-                        default="chinese")
-    solve_.add_argument("--json", action="store_true", help="one JSON object on stdout")
+    solve_.add_argument("--max-moves", type=_at_most(MAX_MOVES_BOUND), default=None,
+                        help="bound on the attacker's moves (default "
+                             f"{DEFAULT_MAX_MOVES[Mode.CHECKS]} with --checks, else "
+                             f"{DEFAULT_MAX_MOVES[Mode.ANY]})")
+    add_notation_option(solve_)
+    add_json_option(solve_)
     _search_options(solve_)
     solve_.set_defaults(handler=cmd_solve)
 
-    verify = subparsers.add_parser("verify",
-                                   help="soundness of a problem: key, cooks, duals, tries")
+
+def _verify_arguments(verify: argparse.ArgumentParser) -> None:
     verify.add_argument("fen", metavar="FEN")
-    verify.add_argument("--stipulation", choices=("win", "checks", "draw"), default="win",
+    verify.add_argument("--stipulation", choices=STIPULATIONS, default=str(Stipulation.WIN),
                         help="win: mate; checks: continuous check (连照杀); draw: 红先和")
-    verify.add_argument("--moves", type=_at_least(1), default=None,
+    verify.add_argument("--moves", type=_at_most(MAX_MOVES_BOUND), default=None,
                         help="stipulated number of attacker moves (default: the forced length; "
-                             "for draw: the search bound, 20)")
+                             f"for draw: the search bound, {DEFAULT_DRAW_BOUND})")
     verify.add_argument("--line", default=None, help="the recorded solution, any notation")
-    verify.add_argument("--notation", choices=("iccs", "wxf", "chinese", "code3"),
-                        default="chinese")
-    verify.add_argument("--json", action="store_true")
+    add_notation_option(verify)
+    add_json_option(verify)
     _search_options(verify, per_search=True)
     verify.set_defaults(handler=cmd_verify)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    problem = subparsers.add_parser("problem", help="mate problems: solve, verify soundness")
+    actions = problem.add_subparsers(dest="problem_command", metavar="ACTION", required=True)
+    _solve_arguments(actions.add_parser("solve", help="prove a mate for the side to move "
+                                                      "(exit status 1: none proven)"))
+    _verify_arguments(actions.add_parser(
+        "verify", help="soundness of a problem: key, cooks, duals, tries (exit status 1: "
+                       "not sound)"))
+    # The old flat spellings, kept for scripts (not listed in the help).
+    _solve_arguments(subparsers.add_parser("solve"))
+    _verify_arguments(subparsers.add_parser("verify"))

@@ -41,6 +41,7 @@ from xiangqi import Board, Move
 
 from ._dfpn import DISPROVEN, PROVEN, UNKNOWN
 from .search import DEFAULT_MAX_MOVES, MODES, Limits, Solver, SolverError
+from .types import Mode, Verdict
 
 ATTACKER, DEFENDER = "attacker", "defender"
 SLOW_MATE_SLACK = 4           # mode "any": moves beyond the shortest mate still judged
@@ -123,7 +124,7 @@ class Practice:
     do not change it), ``turns`` the attacker moves played so far (:class:`Turn`).
     """
 
-    def __init__(self, board: Board, mode: str = "checks", tablebase=None,
+    def __init__(self, board: Board, mode: str = Mode.CHECKS, tablebase=None,
                  limits: Limits | None = None, max_moves: int | None = None,
                  progress: Callable[[int, int], bool | None] | None = None) -> None:
         if mode not in MODES:
@@ -140,14 +141,14 @@ class Practice:
         self._budget()
         status, length = self.solver.shortest(self.board, bound)
         if status == DISPROVEN:
-            kind = "continuous-check " if mode == "checks" else ""
+            kind = "continuous-check " if mode == Mode.CHECKS else ""
             raise PracticeError(f"no forced {kind}mate within {bound} moves")
         if status != PROVEN:
             raise PracticeError("the search hit a limit before it proved a forced mate")
         assert length is not None       # PROVEN comes with its length
         self.length: int = length
         self.remaining: int = length
-        if max_moves is None and mode == "any":
+        if max_moves is None and mode == Mode.ANY:
             # Proving a slow quiet mate costs far more than a fast one (seconds, not
             # milliseconds, a few moves longer): judge moves against a near bound.
             bound = min(bound, length + SLOW_MATE_SLACK)
@@ -173,7 +174,7 @@ class Practice:
         if last.mates:
             ending = self.board.outcome()
             assert ending is not None   # the last move mated
-            return PracticeOutcome("mate", ending.termination.name.lower(), len(self.turns),
+            return PracticeOutcome(Verdict.MATE, ending.termination.name.lower(), len(self.turns),
                                    self.length, optimal)
         if last.keeps_mate is False:
             return PracticeOutcome("mate lost", None, len(self.turns), self.length, False)
@@ -188,7 +189,7 @@ class Practice:
             raise PracticeError(f"{move.iccs()} is not a legal move here")
         best = self.hint()
         fastest: dict[str, Any] = dict(fastest_moves=self.remaining, fastest_move=best)
-        if self.mode == "checks" and not self.board.gives_check(move):
+        if self.mode == Mode.CHECKS and not self.board.gives_check(move):
             return MoveEvaluation(move, False, None, False, mates=False,
                                   reason=f"{move.iccs()} is not a check: every move must check; "
                                          f"{self._fastest_words(best)}", **fastest)

@@ -18,9 +18,18 @@ from xiangqi.notation import NotationError, parse_line, write_line
 from xiangqi.pieces import COLOR_NAMES
 
 from ._dfpn import DISPROVEN, PROVEN
-from .search import Limits, Solver, SolverError
+from .search import DEFAULT_MAX_MOVES, Limits, Solver, SolverError
+from .types import (
+    DEFAULT_DRAW_BOUND,
+    STIPULATIONS,
+    DrawVerdict,
+    Mode,
+    Stipulation,
+    Verdict,
+    mode_of,
+)
 
-STIPULATIONS = ("win", "checks", "draw")
+_VERDICTS = {PROVEN: Verdict.MATE, DISPROVEN: Verdict.NO_MATE}   # else Verdict.UNKNOWN
 
 
 @dataclass
@@ -50,9 +59,9 @@ class LineCheck:
 
 @dataclass
 class DrawCheck:
-    red_wins: str               # "mate", "no mate" or "unknown" within the bound
+    red_wins: Verdict           # mate, no mate or unknown within the bound
     red_length: int | None
-    black_wins: str
+    black_wins: Verdict
     black_length: int | None
     bound: int
     rules: str = "chinese"      # the repetition rules (棋例) the searches applied
@@ -60,8 +69,8 @@ class DrawCheck:
 
 @dataclass
 class SoundnessReport:
-    stipulation: str
-    verdict: str                # "mate", "no mate", "unknown" (or for draws: "draw", ...)
+    stipulation: Stipulation
+    verdict: Verdict | DrawVerdict   # a draw stipulation's verdict is a DrawVerdict
     length: int | None
     bound: int
     main_line: list[Move] = field(default_factory=list)
@@ -76,10 +85,10 @@ class SoundnessReport:
 
     @property
     def sound(self) -> bool:
-        return self.verdict == "mate" and not self.cooks and not self.unproven
+        return self.verdict == Verdict.MATE and not self.cooks and not self.unproven
 
 
-def verify(board: Board, stipulation: str = "win", moves: int | None = None,
+def verify(board: Board, stipulation: str = Stipulation.WIN, moves: int | None = None,
            line: str | list[str] | None = None, tablebase=None,
            limits: Limits | None = None,
            progress: Callable[[int, int], bool | None] | None = None) -> SoundnessReport:
@@ -90,14 +99,14 @@ def verify(board: Board, stipulation: str = "win", moves: int | None = None,
     is then incomplete."""
     if stipulation not in STIPULATIONS:
         raise SolverError(f"unknown stipulation {stipulation!r}: use win, checks or draw")
-    if stipulation == "draw":
-        return _verify_draw(board, moves or 20, tablebase, limits, progress)
-    mode = "checks" if stipulation == "checks" else "any"
+    if stipulation == Stipulation.DRAW:
+        return _verify_draw(board, moves or DEFAULT_DRAW_BOUND, tablebase, limits, progress)
+    mode = mode_of(stipulation)
     solver = Solver(board, mode, limits, tablebase, progress)
-    search_bound = moves or (200 if mode == "checks" else 20)
+    search_bound = moves or DEFAULT_MAX_MOVES[mode]
     status, length = solver.shortest(solver.board, search_bound)
-    report = SoundnessReport(stipulation, {PROVEN: "mate", DISPROVEN: "no mate"}.get(status,
-                             "unknown"), length, moves or (length or search_bound))
+    report = SoundnessReport(Stipulation(stipulation), _VERDICTS.get(status, Verdict.UNKNOWN),
+                             length, moves or (length or search_bound))
     if line is not None:
         report.intended = check_line(solver, board, line, length)
     if status != PROVEN or length is None:
@@ -179,7 +188,7 @@ def check_line(solver: Solver, board: Board, line: str | list[str],
     forced = True
     problem = None
     for ply, move in enumerate(moves):
-        if ply % 2 == 0 and solver.mode == "checks" and not replay.gives_check(move):
+        if ply % 2 == 0 and solver.mode == Mode.CHECKS and not replay.gives_check(move):
             problem = problem or f"move {ply // 2 + 1} ({move.iccs()}) is not a check"
             forced = False
         replay.push(move)
@@ -205,7 +214,7 @@ def _refutation_words(solver: Solver, after: Board, ply: int, left: int, move: M
     order) after which no mate follows within the ``left`` moves the line has left, named
     with its ply (1 = the key), or, if no defence is shown to escape within the budget, that
     no forced mate was proven."""
-    kind = "continuous-check mate" if solver.mode == "checks" else "mate"
+    kind = "continuous-check mate" if solver.mode == Mode.CHECKS else "mate"
     for reply in sorted(after.legal_moves, key=Move.iccs):
         after.push_unchecked(reply)
         status, _ = solver.value(after, left)
@@ -230,22 +239,22 @@ def _verify_draw(board: Board, bound: int, tablebase, limits: Limits | None,
     # by the full 棋例 (the Chinese rules unless the limits name others).
     limits = replace(limits or Limits(),
                      repetition_rules=(limits.repetition_rules if limits else None) or "chinese")
-    red = Solver(board, "any", limits, tablebase, progress)
+    red = Solver(board, Mode.ANY, limits, tablebase, progress)
     status, length = red.shortest(red.board, bound)
     # Black wins if, whatever Red plays, Black mates: an AND root with Black attacking.
     black_status, black_length = _defender_wins(board, bound, tablebase, limits, progress)
-    names = {PROVEN: "mate", DISPROVEN: "no mate"}
-    check = DrawCheck(names.get(status, "unknown"), length, names.get(black_status, "unknown"),
+    check = DrawCheck(_VERDICTS.get(status, Verdict.UNKNOWN), length,
+                      _VERDICTS.get(black_status, Verdict.UNKNOWN),
                       black_length, bound, limits.repetition_rules or "chinese")
     if status == DISPROVEN and black_status == DISPROVEN:
-        verdict = "draw"
+        verdict = DrawVerdict.DRAW
     elif status == PROVEN:
-        verdict = "Red wins"
+        verdict = DrawVerdict.RED_WINS
     elif black_status == PROVEN:
-        verdict = "Black wins"
+        verdict = DrawVerdict.BLACK_WINS
     else:
-        verdict = "unknown"
-    report = SoundnessReport("draw", verdict, None, bound, draw=check)
+        verdict = DrawVerdict.UNKNOWN
+    report = SoundnessReport(Stipulation.DRAW, verdict, None, bound, draw=check)
     if status not in (PROVEN, DISPROVEN):
         report.unproven.append(f"whether Red mates within {bound} moves")
     if black_status not in (PROVEN, DISPROVEN):
@@ -257,7 +266,7 @@ def _defender_wins(board: Board, bound: int, tablebase, limits: Limits | None, p
     if not board.has_legal_move():
         return PROVEN, 0
     flipped_turn = board.copy()
-    solver = Solver(flipped_turn, "any", limits, tablebase, progress)
+    solver = Solver(flipped_turn, Mode.ANY, limits, tablebase, progress)
     solver.attacker = board.turn ^ 1
     status, length = solver.search.value(board, bound, False)
     if status != PROVEN or length is None:

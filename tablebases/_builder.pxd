@@ -1,7 +1,9 @@
 from libc.stdint cimport uint16_t, uint64_t, int64_t
 from tablebases._index cimport IndexData
 
-cdef enum:
+# The one definition of the stored codes' special values: C code cimports them (the solver's
+# _dfpn too), Python reads them as tablebases._builder.StoredCode.ILLEGAL (tablebases.values.ILLEGAL).
+cpdef enum StoredCode:
     ILLEGAL = 0xFFFF         # not a legal position (overlap, side not to move in check)
     TENTATIVE = 0x8000       # value known, takes effect at the pass of its distance
     DISTANCE_MASK = 0x7FFF   # code = plies + 1; 0 = draw (or not yet decided)

@@ -6,19 +6,27 @@ Code arrays are C-contiguous uint16 buffers (``array('H')``, or the ``memoryview
 ``_builder.pxd``.
 """
 from collections.abc import Callable, Sequence
+from enum import IntEnum
 
 from typing_extensions import Buffer
 
 from tablebases._index import Indexer
+from tablebases.build import SubTableSpec
 
-# (colour, piece type, Indexer, red codes, black codes, flip): one per kind of capture.
+class StoredCode(IntEnum):     # the cpdef enum of _builder.pxd
+    ILLEGAL = 0xFFFF
+    TENTATIVE = 0x8000
+    DISTANCE_MASK = 0x7FFF
+
+# (colour, piece type, Indexer, red codes, black codes, flip): one per kind of capture
+# (tablebases.build.SubTableSpec, a NamedTuple of these fields).
 _SubSpec = tuple[int, int, Indexer, Buffer, Buffer, int]
 
 def retrograde(
     indexer: Indexer,
     red_values: Buffer,
     black_values: Buffer,
-    subs: list[_SubSpec],
+    subs: list[_SubSpec] | list[SubTableSpec],
     capture_resets: bool = False,
     capture_limit: int = 0,
     threads: int = 1,
@@ -34,7 +42,7 @@ def recheck(
     indexer: Indexer,
     red_values: Buffer,
     black_values: Buffer,
-    subs: list[_SubSpec],
+    subs: list[_SubSpec] | list[SubTableSpec],
     capture_resets: bool = False,
     capture_limit: int = 0,
     threads: int = 1,
@@ -56,7 +64,7 @@ def perpetual_check_sets(
     indexer: Indexer,
     red_values: Buffer,
     black_values: Buffer,
-    subs: list[_SubSpec],
+    subs: list[_SubSpec] | list[SubTableSpec],
     checker_red: Buffer,
     checker_black: Buffer,
     victim_red: Buffer,
@@ -69,7 +77,7 @@ def chase_sensitive_draws(
     indexer: Indexer,
     red_values: Buffer,
     black_values: Buffer,
-    subs: list[_SubSpec],
+    subs: list[_SubSpec] | list[SubTableSpec],
     out_red: Buffer,
     out_black: Buffer,
     threads: int = 1,

@@ -29,9 +29,8 @@ from tablebases._index cimport Indexer, IndexData, ix_encode
 
 from pathlib import Path
 
-from .build import indexer_for
 from .format import SIDES, SUFFIX, CorruptTableError, TableFile, table_path
-from .material import Material, MaterialError
+from .material import Material, MaterialError, indexer_for
 
 DEFAULT_MEMORY_CAP = 4 << 30          # bytes of DTM arrays: 4 GiB
 

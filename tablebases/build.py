@@ -15,7 +15,11 @@ import os
 import sys
 import time
 from collections.abc import Callable, Mapping
+from enum import StrEnum
 from pathlib import Path
+from typing import NamedTuple
+
+from xiangqi.rules import NATURAL_LIMIT_PLIES
 
 from ._builder import (
     chase_sensitive_draws,
@@ -36,24 +40,76 @@ from .format import (
     table_path,
     zeroed_codes,
 )
-from .material import Material
+from .material import Material, indexer_for
 from .values import RULES, summarise_metric
 
-METRICS = ("dtm", "dtc", "dtc60")
-NATURAL_LIMIT_PLIES = 120   # 自然限着: 60 moves by each side without a capture
-# Per metric: does a capture end the count, and beyond how many plies a sub-table's value
-# no longer counts (DTC60: conversions must come within the natural limit, each phase anew).
-METRIC_RULES = {"dtm": (False, 0), "dtc": (True, 0), "dtc60": (True, NATURAL_LIMIT_PLIES)}
+# indexer_for lives with Material (tablebases.material); it is imported here for the callers
+# that still take it from the builder.
+__all__ = ["build", "verify_file", "table_problem", "indexer_for", "BuildError", "METRICS",
+           "Metric", "MetricRules", "METRIC_RULES", "SubTableSpec", "RuleBitmaps", "DtmBitmaps",
+           "NATURAL_LIMIT_PLIES", "default_threads", "estimated_seconds", "checkpoint_path",
+           "memory_needed"]
+
+
+class Metric(StrEnum):
+    """The stored metrics, in build order."""
+    DTM = "dtm"        # distance to mate
+    DTC = "dtc"        # distance to the first capture or mate
+    DTC60 = "dtc60"    # ... that keeps the win within the natural limit
+
+
+METRICS: tuple[str, ...] = tuple(str(m) for m in Metric)
+
+
+class MetricRules(NamedTuple):
+    """How a metric counts: does a capture end the count (``capture_resets``), and beyond how
+    many plies a sub-table's value no longer counts (``capture_limit``, 0: never; DTC60:
+    conversions must come within the natural limit, each phase anew)."""
+    capture_resets: bool
+    capture_limit: int
+
+
+METRIC_RULES: dict[str, MetricRules] = {
+    Metric.DTM: MetricRules(capture_resets=False, capture_limit=0),
+    Metric.DTC: MetricRules(capture_resets=True, capture_limit=0),
+    Metric.DTC60: MetricRules(capture_resets=True, capture_limit=NATURAL_LIMIT_PLIES),
+}
+
+
+class SubTableSpec(NamedTuple):
+    """A sub-table as the builder takes it: the table reached by capturing a piece of
+    ``color`` and ``piece_type``, its index, its codes of one metric per side to move, and
+    whether it is stored for the colour-flipped material (a tuple, so ``_builder`` unpacks it
+    as ``(color, kind, indexer, red, black, flip)``)."""
+    color: int
+    piece_type: int
+    indexer: Indexer
+    red: array.array | memoryview
+    black: array.array | memoryview
+    flip: int
+
+
+class RuleBitmaps(NamedTuple):
+    """The perpetual-check sets settled on DTM, one bit per index entry: positions whose side
+    to move must stop checking (``checker_*``) and the positions its forbidden checks lead to
+    (``victim_*``); the builder takes them in this order."""
+    checker_red: array.array
+    checker_black: array.array
+    victim_red: array.array
+    victim_black: array.array
+
+
+class DtmBitmaps(NamedTuple):
+    """What a DTM build settles besides its codes: the perpetual-check sets and the chase
+    marks (red, black)."""
+    rules: RuleBitmaps
+    chase: tuple[array.array, array.array]
 SMALL_TABLE = 200_000    # positions per side below which a build runs on one thread
 CHECKPOINT_SIZE = 20_000_000   # from this many positions per side, finished metrics are kept
 
 
 class BuildError(RuntimeError):
     """A build that cannot run (memory) or whose result failed its own re-check."""
-
-
-def indexer_for(material: Material) -> Indexer:
-    return Indexer([(p.color, p.piece_type) for p in material.pieces()])
 
 
 def available_memory() -> int:
@@ -136,9 +192,10 @@ class _Loaded:
         self.arrays = arrays
 
 
-def _sub_specs(material: Material, loaded: dict[str, _Loaded], metric: str) -> list[tuple]:
-    """(colour, type, indexer, red codes, black codes, flip) for every capture of ``material``."""
-    specs = []
+def _sub_specs(material: Material, loaded: dict[str, _Loaded],
+               metric: str) -> list[SubTableSpec]:
+    """The sub-table of every capture of ``material``, with its codes of ``metric``."""
+    specs: list[SubTableSpec] = []
     for piece in material.pieces():
         if piece.piece_type == 1:
             continue
@@ -149,8 +206,9 @@ def _sub_specs(material: Material, loaded: dict[str, _Loaded], metric: str) -> l
         canonical = sub.canonical()
         table = loaded[str(canonical)]
         flip = 0 if canonical == sub else 1
-        specs.append((piece.color, piece.piece_type, table.indexer,
-                      table.arrays[f"{metric}/red"], table.arrays[f"{metric}/black"], flip))
+        specs.append(SubTableSpec(piece.color, piece.piece_type, table.indexer,
+                                  table.arrays[f"{metric}/red"], table.arrays[f"{metric}/black"],
+                                  flip))
     return specs
 
 
@@ -241,11 +299,20 @@ def _load_sub_tables(material: Material, directory: Path,
     return loaded
 
 
-def _zeroed_bitmaps(size: int) -> list[array.array]:
-    """Four zeroed bitmaps of one bit per index entry (the perpetual-check sets: checker
-    red/black, victim red/black; the outcome hints)."""
+def _zeroed_bitmaps(size: int, count: int = 4) -> list[array.array]:
+    """``count`` zeroed bitmaps of one bit per index entry (the outcome hints: draw red,
+    draw black, loss red, loss black)."""
     words = (size + 63) // 64
-    return [array.array("Q", bytes(8 * words)) for _ in range(4)]
+    return [array.array("Q", bytes(8 * words)) for _ in range(count)]
+
+
+def _zeroed_rules(size: int) -> RuleBitmaps:
+    return RuleBitmaps(*_zeroed_bitmaps(size, 4))
+
+
+def _zeroed_chase(size: int) -> tuple[array.array, array.array]:
+    red, black = _zeroed_bitmaps(size, 2)
+    return red, black
 
 
 def _bitmap_to_u16(bits: array.array) -> array.array:
@@ -271,12 +338,12 @@ CHASE_ARRAYS = ("rules/chase_red", "rules/chase_black")
 
 
 def chase_marks(material: Material, indexer: Indexer, red: array.array | memoryview,
-                black: array.array | memoryview, subs: list[tuple],
-                threads: int) -> tuple[list[array.array], int]:
+                black: array.array | memoryview, subs: list[SubTableSpec],
+                threads: int) -> tuple[tuple[array.array, array.array], int]:
     """The chase-rule marks (bitmaps per side to move) of a finished DTM build: the draws
     whose value the chase rule could change.  Only tables where both sides have attacking
     pieces can hold a chase cycle; the others get empty marks."""
-    marks = _zeroed_bitmaps(indexer.size)[:2]
+    marks = _zeroed_chase(indexer.size)
     if not (material.side_has_attackers(0) and material.side_has_attackers(1)):
         return marks, 0
     count = chase_sensitive_draws(indexer, red, black, subs, marks[0], marks[1],
@@ -321,8 +388,13 @@ def _load_checkpoint(directory: Path, name: str, size: int, metric: str):
                     header.extra.get("checkpoint_of") != metric:
                 raise CorruptTableError(path, 8, "not a checkpoint of this build")
             red, black = table.load_codes(metric, 0), table.load_codes(metric, 1)
-            bitmaps = [_u16_to_bitmap(table.load_array(n), size)
-                       for n in RULE_ARRAYS + CHASE_ARRAYS if table.has_array(n)]
+            bitmaps = None
+            if table.has_array(RULE_ARRAYS[0]):
+                rules = RuleBitmaps(*(_u16_to_bitmap(table.load_array(n), size)
+                                      for n in RULE_ARRAYS))
+                chase_red, chase_black = (_u16_to_bitmap(table.load_array(n), size)
+                                          for n in CHASE_ARRAYS)
+                bitmaps = DtmBitmaps(rules, (chase_red, chase_black))
         finally:
             table.close()
     except CorruptTableError:
@@ -332,13 +404,15 @@ def _load_checkpoint(directory: Path, name: str, size: int, metric: str):
 
 
 def _save_checkpoint(directory: Path, name: str, size: int, metric: str, red, black,
-                     info: dict, bitmaps: list[array.array]) -> None:
+                     info: dict, bitmaps: DtmBitmaps | None) -> None:
     writer = TableWriter(checkpoint_path(directory, name, metric))
     try:
         writer.add(f"{metric}/red", red)
         writer.add(f"{metric}/black", black)
-        for array_name, bits in zip(RULE_ARRAYS + CHASE_ARRAYS, bitmaps):
-            writer.add(array_name, _bitmap_to_u16(bits))
+        if bitmaps is not None:
+            for array_name, bits in zip(RULE_ARRAYS + CHASE_ARRAYS,
+                                        (*bitmaps.rules, *bitmaps.chase)):
+                writer.add(array_name, _bitmap_to_u16(bits))
         writer.finish(TableHeader(material=name, size=size, metrics=[metric], rules=RULES,
                                   extra={**info, "checkpoint_of": metric}))
     finally:
@@ -357,8 +431,8 @@ def _build_one(material: Material, indexer: Indexer, directory: Path, threads: i
     # Small tables finish faster on one thread than the threads take to synchronise per pass.
     threads = 1 if indexer.size < SMALL_TABLE else threads
     info: dict = {"threads": threads}
-    rules = _zeroed_bitmaps(indexer.size)
-    chase = _zeroed_bitmaps(indexer.size)[:2]
+    rules = _zeroed_rules(indexer.size)
+    chase = _zeroed_chase(indexer.size)
     hints = None        # DTM's draws and losses, for the later metrics
     dtc60_is_dtc = _dtc60_is_dtc(material, directory)
     info["dtc60_is_dtc"] = dtc60_is_dtc
@@ -381,8 +455,8 @@ def _build_one(material: Material, indexer: Indexer, directory: Path, threads: i
                 if keep_checkpoints:
                     _save_checkpoint(directory, name, indexer.size, metric, red, black,
                                      metric_info, bitmaps)
-            if metric == "dtm":
-                rules, chase = bitmaps[:4], bitmaps[4:]
+            if metric == "dtm" and bitmaps is not None:
+                rules, chase = bitmaps.rules, bitmaps.chase
             info.update({k: v for k, v in metric_info.items() if k != "checkpoint_of"})
         for side, values in (("red", red), ("black", black)):
             summarise_metric(metric, side, values, counts)
@@ -396,15 +470,15 @@ def _build_one(material: Material, indexer: Indexer, directory: Path, threads: i
             del red, black
     for side, marks in zip(("red", "black"), chase):
         counts[side]["chase_marked"] = sum(bin(word).count("1") for word in marks)
-    info["perpetual_check_positions"] = sum(bin(w).count("1") for w in rules[0]) + \
-        sum(bin(w).count("1") for w in rules[1])
-    for array_name, bits in zip(RULE_ARRAYS + CHASE_ARRAYS, rules + chase):
+    info["perpetual_check_positions"] = sum(bin(w).count("1") for w in rules.checker_red) + \
+        sum(bin(w).count("1") for w in rules.checker_black)
+    for array_name, bits in zip(RULE_ARRAYS + CHASE_ARRAYS, (*rules, *chase)):
         writer.add(array_name, _bitmap_to_u16(bits))
     return counts, info
 
 
 def _build_metric(material: Material, indexer: Indexer, directory: Path, metric: str,
-                  threads: int, rules: list[array.array], hints: list[array.array] | None,
+                  threads: int, rules: RuleBitmaps, hints: list[array.array] | None,
                   log: Callable[[str], None],
                   progress: Callable[[str, int, int], None] | None) -> tuple:
     """One metric by retrograde analysis and its re-check: (red, black, info, bitmaps), the
@@ -416,7 +490,7 @@ def _build_metric(material: Material, indexer: Indexer, directory: Path, metric:
     resets, limit = METRIC_RULES[metric]
     apply_rule = material.has_attackers()
     info: dict = {}
-    bitmaps: list[array.array] = []
+    bitmaps: DtmBitmaps | None = None
 
     def report(n: int, found: int) -> None:
         if progress is not None:
@@ -434,8 +508,7 @@ def _build_metric(material: Material, indexer: Indexer, directory: Path, metric:
         # The perpetual-check rule is settled on DTM; the other metrics reuse its sets.
         if metric != "dtm" or not apply_rule:
             break
-        found = perpetual_check_sets(indexer, red, black, subs, rules[0], rules[1], rules[2],
-                                     rules[3], threads=threads)
+        found = perpetual_check_sets(indexer, red, black, subs, *rules, threads=threads)
         if not found:
             break
         rounds += 1
@@ -465,7 +538,7 @@ def _build_metric(material: Material, indexer: Indexer, directory: Path, metric:
         info["chase_marks_seconds"] = round(time.perf_counter() - start, 3)
         if marked:
             log(f"{name}: {marked:,} drawn positions could change under the chase rule")
-        bitmaps = rules + chase
+        bitmaps = DtmBitmaps(rules, chase)
     return red, black, info, bitmaps
 
 
@@ -488,7 +561,8 @@ def verify_file(material: str, directory: Path | str, threads: int = 1,
     table = TableFile(path)
     try:
         table.check_data_checksum()
-        rules = [_u16_to_bitmap(table.load_array(n), table.header.size) for n in RULE_ARRAYS]
+        rules = RuleBitmaps(*(_u16_to_bitmap(table.load_array(n), table.header.size)
+                              for n in RULE_ARRAYS))
         stored_chase = [_u16_to_bitmap(table.load_array(n), table.header.size)
                         for n in CHASE_ARRAYS]
         arrays = {f"{m}/{s}": table.load_codes(m, i) for m in METRICS

@@ -1,13 +1,19 @@
-"""Tablebase subcommands: ``tb build``, ``tb probe``, ``tb stats``, ``tb verify``, ``tb list``."""
+"""Tablebase subcommands: ``tb build``, ``tb probe``, ``tb stats``, ``tb verify``, ``tb list``.
+
+Every one takes ``--tables DIR`` (``--dir`` still works) and ``--json``; a table opened is
+closed on every path.  Exit status 1: bad input, a missing or damaged table, or (``verify``)
+mismatches; 2: usage.
+"""
 from __future__ import annotations
 
 import argparse
 import sys
 import time
+from dataclasses import asdict
 from pathlib import Path
 
-from xiangqi import Board, FenError
-from xiangqi.cli import whole_number
+from xiangqi import Board
+from xiangqi.cli import add_json_option, add_notation_option, emit, fail, read_board, whole_number
 from xiangqi.fen import placement_fen
 
 from .build import (
@@ -23,7 +29,7 @@ from .build import (
 from .format import CorruptTableError, TableFile, table_path
 from .material import Material, MaterialError
 from .paths import default_directory
-from .probe import MissingTableError, describe, open_tablebase
+from .probe import MissingTableError, TableValue, describe, open_tablebase
 from .stats import format_histogram, side_name, table_stats
 from .values import code_words
 
@@ -68,22 +74,32 @@ def cmd_build(args: argparse.Namespace) -> int:
         print(line, file=sys.stderr)
 
     try:
-        summary = build(args.material, args.dir, threads=args.threads, rebuild=args.rebuild,
+        for name in args.material:
+            Material.parse(name)
+        summary = build(args.material, args.tables, threads=args.threads, rebuild=args.rebuild,
                         log=log, progress=progress)
-    except (MaterialError, BuildError, CorruptTableError) as error:
+    except (MaterialError, BuildError, CorruptTableError, OSError) as error:
         progress.done()
-        print(f"error: {error}", file=sys.stderr)
-        return 1
+        return fail(args, str(error))
     except KeyboardInterrupt:
         progress.done()
         _report_interrupted_build(args)
+        if args.json:
+            emit({"error": "interrupted", "interrupted": True})
         return 130
     progress.done()
+    tables = []
     for name in args.material:
         canonical = str(Material.parse(name).canonical())
-        path = table_path(args.dir, canonical)
+        path = table_path(args.tables, canonical)
         state = "built" if canonical in summary else "already present"
-        print(f"{canonical}: {state}, {path}")
+        tables.append({"material": canonical, "state": state, "path": str(path)})
+    if args.json:
+        emit({"directory": str(args.tables), "tables": tables,
+              "built": sorted(summary)})
+        return 0
+    for table in tables:
+        print(f"{table['material']}: {table['state']}, {table['path']}")
     return 0
 
 
@@ -93,12 +109,12 @@ def _report_interrupted_build(args: argparse.Namespace) -> None:
     for text in args.material:
         for material in Material.parse(text).build_order():
             name = str(material)
-            if table_path(args.dir, name).exists():
+            if table_path(args.tables, name).exists():
                 if name not in finished:
                     finished.append(name)
                 continue
             for metric in METRICS:
-                if checkpoint_path(args.dir, name, metric).exists():
+                if checkpoint_path(args.tables, name, metric).exists():
                     kept.append(f"{name} {metric}")
     print("interrupted: nothing half-written is left; "
           f"finished tables: {', '.join(finished) or 'none'}; "
@@ -106,29 +122,33 @@ def _report_interrupted_build(args: argparse.Namespace) -> None:
           "The same command resumes.", file=sys.stderr)
 
 
+def _value_json(value: TableValue, side_to_move: int) -> dict:
+    return {**asdict(value), "description": describe(value, side_to_move)}
+
+
 def cmd_probe(args: argparse.Namespace) -> int:
-    try:
-        board = Board(args.fen)
-    except FenError as error:
-        print(f"error: invalid FEN: {error}", file=sys.stderr)
+    board = read_board(args.fen, args)
+    if board is None:
         return 1
-    tablebase = open_tablebase(args.dir)
-    try:
-        value = tablebase.probe(board)
-        ranked = tablebase.ranked_moves(board)
-    except (MissingTableError, CorruptTableError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
-    finally:
-        pass
+    with open_tablebase(args.tables) as tablebase:
+        try:
+            value = tablebase.probe(board)
+            ranked = tablebase.ranked_moves(board)
+        except (MissingTableError, CorruptTableError) as error:
+            return fail(args, str(error))
+    write = _writer(args.notation)
+    if args.json:
+        emit({"fen": board.fen(), "value": _value_json(value, board.turn),
+              "notation": args.notation,
+              "moves": [{"move": item.move.iccs(), "written": write(board, item.move),
+                         "value": _value_json(item.value, board.turn)} for item in ranked]})
+        return 0
     print(describe(value, board.turn))
     if value.wdl:
         print(f"distance to conversion (capture or mate): {value.dtc} "
               f"{'ply' if value.dtc == 1 else 'plies'}")
-    write = _writer(args.notation)
     for item in ranked:
         print(f"  {write(board, item.move):<10} {describe(item.value, board.turn)}")
-    tablebase.close()
     return 0
 
 
@@ -142,16 +162,32 @@ def _writer(notation: str):
 def cmd_stats(args: argparse.Namespace) -> int:
     try:
         material = Material.parse(args.material).canonical()
-        stats = table_stats(str(material), args.dir)
+        stats = table_stats(str(material), args.tables)
+        table = TableFile(table_path(args.tables, str(material)))
+        table.close()
     except (MaterialError, CorruptTableError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
+        return fail(args, str(error))
     except FileNotFoundError:
-        print(f"error: no table for {args.material} in {args.dir}", file=sys.stderr)
-        return 1
+        return fail(args, f"no table for {args.material} in {args.tables}")
+    lines: dict[int, dict[str, list[str]]] = {}
+    if args.line:
+        with open_tablebase(args.tables) as tablebase:
+            for side, s in stats.items():
+                lines[side] = {}
+                if s.longest_win_fen:
+                    lines[side]["longest_win"] = [
+                        m.iccs() for m in tablebase.best_line(Board(s.longest_win_fen))]
+                if s.longest_conversion_fen:
+                    lines[side]["longest_conversion"] = [
+                        m.iccs() for m in
+                        tablebase.conversion_line(Board(s.longest_conversion_fen))]
+    if args.json:
+        emit({"material": str(material), "rules": table.header.rules,
+              "sides": {side_name(side).lower(): {**asdict(s), **({"lines": lines[side]}
+                                                                 if side in lines else {})}
+                        for side, s in stats.items()}})
+        return 0
     print(f"{material}")
-    table = TableFile(table_path(args.dir, str(material)))
-    table.close()
     for rule, text in table.header.rules.items():
         print(f"  rule {rule}: {text}")
     for side, s in stats.items():
@@ -164,22 +200,15 @@ def cmd_stats(args: argparse.Namespace) -> int:
         if s.chase_marked:
             print(f"  {s.chase_marked:,} of the draws could change under the chase rule (长捉)")
         if s.longest_win_fen:
-            board = Board(s.longest_win_fen)
             print(f"  longest win: {s.longest_win_plies} plies, {s.longest_win_fen}")
-            if args.line:
-                tablebase = open_tablebase(args.dir)
-                line = tablebase.best_line(board)
-                tablebase.close()
-                print("  line: " + " ".join(m.iccs() for m in line))
+            if "longest_win" in lines.get(side, {}):
+                print("  line: " + " ".join(lines[side]["longest_win"]))
         if s.longest_conversion_fen:
             plies = s.longest_conversion_plies
             print(f"  longest conversion: {plies} plies ({(plies + 1) // 2} moves) before the "
                   f"first capture or mate, {s.longest_conversion_fen}")
-            if args.line:
-                tablebase = open_tablebase(args.dir)
-                line = tablebase.conversion_line(Board(s.longest_conversion_fen))
-                tablebase.close()
-                print("  line: " + " ".join(m.iccs() for m in line))
+            if "longest_conversion" in lines.get(side, {}):
+                print("  line: " + " ".join(lines[side]["longest_conversion"]))
         print("  DTM histogram:")
         print("\n".join(format_histogram(s.dtm_histogram)))
         print("  DTC histogram:")
@@ -190,15 +219,24 @@ def cmd_stats(args: argparse.Namespace) -> int:
 def cmd_verify(args: argparse.Namespace) -> int:
     examples: list[tuple] = []
     try:
-        result = verify_file(args.material, args.dir, threads=args.threads, examples=examples)
+        result = verify_file(args.material, args.tables, threads=args.threads,
+                             examples=examples)
     except (MaterialError, CorruptTableError, FileNotFoundError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
+        return fail(args, str(error))
+    ok = not any(result.values())
+    if args.json:
+        emit({"material": str(Material.parse(args.material).canonical()), "ok": ok,
+              "mismatches": result,
+              "examples": [{"metric": metric, "side": side_name(side).lower(), "index": index,
+                            "stored": stored, "expected": expected,
+                            "text": _mismatch_text(args.material, side, index, stored, expected)}
+                           for metric, side, index, stored, expected in examples]})
+        return 0 if ok else 1
     for metric, bad in result.items():
         print(f"{metric}: {'OK' if bad == 0 else f'{bad} mismatches'}")
         for example in (e for e in examples if e[0] == metric):
             print(f"  {_mismatch_text(args.material, *example[1:])}")
-    return 0 if not any(result.values()) else 1
+    return 0 if ok else 1
 
 
 def _mismatch_text(material: str, side: int, index: int, stored: int, expected: int) -> str:
@@ -213,68 +251,97 @@ def _mismatch_text(material: str, side: int, index: int, stored: int, expected: 
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    tablebase = open_tablebase(args.dir)
-    names = tablebase.materials()
-    if not names:
-        print(f"no tables in {args.dir}")
+    rows = []
+    with open_tablebase(args.tables) as tablebase:
+        for name in tablebase.materials():
+            path = table_path(args.tables, name)
+            row: dict = {"material": name, "path": str(path), "damaged": None}
+            try:
+                header = tablebase.header(name)
+            except CorruptTableError as error:
+                row["damaged"] = str(error)
+                rows.append(row)
+                continue
+            problem = None if args.quick else table_problem(path)
+            if problem is not None:
+                row["damaged"] = f"{problem} (xqstudio tb build {name} rebuilds it)"
+                rows.append(row)
+                continue
+            red = header.counts.get("red", {})
+            row.update(positions=header.size * 2, bytes=path.stat().st_size,
+                       longest_win_plies=red.get("longest_dtm_plies", 0),
+                       data_checked=not args.quick)
+            rows.append(row)
+    damaged = sum(row["damaged"] is not None for row in rows)
+    if args.json:
+        emit({"directory": str(args.tables), "tables": rows, "damaged": damaged})
+        return 1 if damaged else 0
+    if not rows:
+        print(f"no tables in {args.tables}")
         return 0
-    damaged = 0
-    for name in names:
-        path = table_path(args.dir, name)
-        try:
-            header = tablebase.header(name)
-        except CorruptTableError as error:
-            print(f"{name:<14} DAMAGED: {error}")
-            damaged += 1
+    for row in rows:
+        if row["damaged"] is not None:
+            print(f"{row['material']:<14} DAMAGED: {row['damaged']}")
             continue
-        problem = None if args.quick else table_problem(path)
-        if problem is not None:
-            print(f"{name:<14} DAMAGED: {problem} (xqstudio tb build {name} rebuilds it)")
-            damaged += 1
-            continue
-        red = header.counts.get("red", {})
-        print(f"{name:<14} {header.size * 2:>12,} positions  {path.stat().st_size / 2**20:8.2f} MiB"
-              f"  longest win {red.get('longest_dtm_plies', 0)} plies"
+        print(f"{row['material']:<14} {row['positions']:>12,} positions  "
+              f"{row['bytes'] / 2**20:8.2f} MiB  longest win {row['longest_win_plies']} plies"
               + ("" if args.quick else "  data OK"))
-    tablebase.close()
     return 1 if damaged else 0
+
+
+def table_directory(text: str) -> Path:
+    """An argparse type: a table directory (it need not exist yet; a file is refused)."""
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a directory")
+    return path
+
+
+def add_tables_option(parser: argparse.ArgumentParser,
+                      default: Path | None = None) -> argparse.ArgumentParser:
+    """``--tables DIR`` (and its old spelling ``--dir``, not listed in the help)."""
+    where = default_directory()
+    parser.add_argument("--tables", type=table_directory, default=default, metavar="DIR",
+                        help=f"table directory (default {where}; or set XQSTUDIO_TABLES)")
+    parser.add_argument("--dir", dest="tables", type=table_directory, help=argparse.SUPPRESS)
+    return parser
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     tb = subparsers.add_parser("tb", help="endgame tablebases: build, probe, stats, verify, list")
     commands = tb.add_subparsers(dest="tb_command", metavar="ACTION", required=True)
 
-    def with_dir(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-        parser.add_argument("--dir", type=Path, default=default_directory(),
-                            help=f"table directory (default {default_directory()}; "
-                                 "or set XQSTUDIO_TABLES)")
+    def common(parser: argparse.ArgumentParser, handler) -> argparse.ArgumentParser:
+        add_tables_option(parser, default_directory())
+        add_json_option(parser)
+        parser.set_defaults(handler=handler)
         return parser
 
-    build_ = with_dir(commands.add_parser("build", help="build tables (and their sub-tables)"))
+    build_ = common(commands.add_parser("build", help="build tables (and their sub-tables)"),
+                    cmd_build)
     build_.add_argument("material", nargs="+", metavar="MATERIAL", help="e.g. KRKAABB")
     build_.add_argument("--threads", type=whole_number(1, 1024), default=default_threads())
     build_.add_argument("--rebuild", action="store_true", help="rebuild even if the file exists")
-    build_.set_defaults(handler=cmd_build)
 
-    probe = with_dir(commands.add_parser("probe", help="value of a position and of every move"))
+    probe = common(commands.add_parser("probe", help="value of a position and of every move"),
+                   cmd_probe)
     probe.add_argument("fen", metavar="FEN")
-    probe.add_argument("--notation", choices=("iccs", "wxf", "chinese", "code3"), default="chinese")
-    probe.set_defaults(handler=cmd_probe)
+    add_notation_option(probe)
 
-    stats = with_dir(commands.add_parser("stats", help="counts, histograms and the longest win"))
+    stats = common(commands.add_parser("stats", help="counts, histograms and the longest win"),
+                   cmd_stats)
     stats.add_argument("material", metavar="MATERIAL")
     stats.add_argument("--line", action="store_true",
                        help="print the main lines of the longest win and the longest conversion")
-    stats.set_defaults(handler=cmd_stats)
 
-    verify = with_dir(commands.add_parser("verify",
-                                          help="re-derive every value from its successors"))
+    verify = common(commands.add_parser(
+        "verify", help="re-derive every value from its successors (exit status 1: mismatches)"),
+        cmd_verify)
     verify.add_argument("material", metavar="MATERIAL")
     verify.add_argument("--threads", type=whole_number(1, 1024), default=default_threads())
-    verify.set_defaults(handler=cmd_verify)
 
-    list_ = with_dir(commands.add_parser(
-        "list", help="the tables in the directory, each checked block by block"))
+    list_ = common(commands.add_parser(
+        "list", help="the tables in the directory, each checked block by block (exit status 1: "
+                     "a damaged table)"), cmd_list)
     list_.add_argument("--quick", action="store_true",
                        help="check the headers only, not every block and the data checksum")
-    list_.set_defaults(handler=cmd_list)

@@ -30,6 +30,8 @@ from xiangqi.pieces import (
     Piece,
 )
 
+from ._index import Indexer
+
 ORDER = "KRNCPAB"
 ATTACKERS = "RNCP"
 _VALUES = {"R": 9.0, "N": 4.0, "C": 4.5, "P": 1.5, "A": 2.0, "B": 2.0, "K": 0.0}
@@ -140,6 +142,20 @@ class Material:
         for piece in board.piece_map().values():
             (red if piece.color == RED else black).append(piece.symbol().upper())
         return cls(_sorted("".join(red)), _sorted("".join(black)))
+
+    def indexer(self) -> Indexer:
+        """The index of this material's placements (see :func:`indexer_for`)."""
+        return indexer_for(self)
+
+
+def indexer_for(material: Material) -> Indexer:
+    """The index of ``material``'s placements, one entry per placement and side to move; a
+    table is stored for the canonical material, so ask with ``material.canonical()``.
+
+    >>> indexer_for(Material.parse("KRK")).size > 0
+    True
+    """
+    return Indexer([(p.color, p.piece_type) for p in material.pieces()])
 
 
 def _sorted(letters: str) -> str:

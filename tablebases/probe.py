@@ -2,6 +2,7 @@
 
 >>> import tempfile
 >>> from xiangqi import Board
+>>> from tablebases.build import build
 >>> directory = tempfile.mkdtemp()
 >>> _ = build("KRK", directory, log=lambda line: None)
 >>> tablebase = open_tablebase(directory)
@@ -18,10 +19,10 @@ from pathlib import Path
 
 from xiangqi import Board, Move
 from xiangqi.pieces import COLOR_NAMES
+from xiangqi.rules import NATURAL_LIMIT_PLIES
 
-from .build import build, indexer_for  # noqa: F401  (build is used by the doctest)
 from .format import SUFFIX, TableFile, TableHeader, table_path
-from .material import Material
+from .material import Material, indexer_for
 from .values import ILLEGAL, decode
 
 
@@ -32,7 +33,8 @@ class MissingTableError(KeyError):
         return str(self.args[0]) if self.args else "missing table"
 
 
-NATURAL_LIMIT_PLIES = 120
+__all__ = ["Tablebase", "TableValue", "RankedMove", "MissingTableError", "describe",
+           "open_tablebase", "NATURAL_LIMIT_PLIES"]
 
 
 @dataclass(frozen=True)
@@ -175,9 +177,7 @@ class Tablebase:
 
     def probe_codes(self, codes: bytes, turn: int) -> int:
         """:meth:`dtm_code` of a placement given as 90 piece codes (the solver's leaf probe)."""
-        board = Board(None)
-        board._load(codes, turn, 0, 1)
-        return self.dtm_code(board)
+        return self.dtm_code(Board.from_codes(codes, turn))
 
     def max_pieces(self) -> int:
         """The most pieces (kings included) of any table in the directory."""

@@ -8,9 +8,8 @@ from xiangqi import Board
 from xiangqi.fen import placement_fen
 from xiangqi.pieces import COLOR_NAMES
 
-from .build import indexer_for
 from .format import SIDES, TableFile, table_path
-from .material import Material
+from .material import Material, indexer_for
 from .values import summarise_metric
 
 

@@ -7,8 +7,13 @@ for index entries that are not legal positions.
 from __future__ import annotations
 
 import array
+from typing import Final
 
-ILLEGAL = 0xFFFF
+from xiangqi.rules import NATURAL_LIMIT_PLIES
+
+from ._builder import StoredCode
+
+ILLEGAL: Final[int] = int(StoredCode.ILLEGAL)   # defined once, in _builder.pxd (0xFFFF)
 
 RULES = {
     "rule_set": "中国象棋竞赛规则 棋例 and the Asian (AXF) rules agree on what the values apply "
@@ -86,8 +91,8 @@ def summarise_metric(metric: str, side: str, values: array.array, counts: dict) 
     elif metric == "dtc":
         result["longest_dtc_plies"] = max(decided, default=0)
     elif metric == "dtc60":
-        sound_wins = sum(n for code, n in codes.items()
-                         if code not in (0, ILLEGAL) and (code - 1) % 2 and code - 1 <= 120)
+        sound_wins = sum(n for code, n in codes.items() if code not in (0, ILLEGAL)
+                         and (code - 1) % 2 and code - 1 <= NATURAL_LIMIT_PLIES)
         result["cursed_wins"] = result["wins"] - sound_wins
 
 

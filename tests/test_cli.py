@@ -54,7 +54,7 @@ def test_perft_divide(capsys):
 
 
 def test_moves(capsys):
-    status, out, _ = run(capsys, "moves", STARTING_FEN)
+    status, out, _ = run(capsys, "moves", STARTING_FEN, "--notation", "iccs")
     assert status == 0
     lines = out.strip().splitlines()
     assert len(lines) == 1
@@ -103,8 +103,12 @@ def test_no_arguments_prints_help(capsys):
     status, out, _ = run(capsys)
     assert status == 0
     assert "usage: xqstudio" in out
-    for command in ("perft", "moves", "fen"):
+    for command in ("position", "tb", "problem", "catalogue", "studio"):
         assert command in out
+    # The old flat spellings still work but are not listed.
+    listed = out.split("COMMAND", 2)[-1]
+    for old in ("perft", "moves", "judge", "solve", "verify"):
+        assert f"    {old} " not in listed
 
 
 def test_usage_errors_exit_2(capsys):
@@ -145,4 +149,4 @@ def test_perft_depth_must_not_be_negative(capsys):
     from tui.cli import main
     with pytest.raises(SystemExit) as info:
         main(["perft", "4k4/9/9/9/9/9/9/9/9/3K5 w", "-1"])
-    assert info.value.code == 2 and "at least 0" in capsys.readouterr().err
+    assert info.value.code == 2 and "from 0 to 64" in capsys.readouterr().err

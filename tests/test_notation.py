@@ -399,7 +399,7 @@ def test_lines():
 
 def test_cli_moves(capsys):
     from xiangqi.cli import cmd_moves
-    assert cmd_moves(argparse.Namespace(fen=START, notation="chinese")) == 0
+    assert cmd_moves(argparse.Namespace(fen=START, notation="chinese", json=False)) == 0
     out = capsys.readouterr().out.split()
     assert len(out) == 44 and "炮二平五" in out and "帅五进一" in out
 

@@ -81,9 +81,11 @@ def test_bad_stipulation():
 
 
 def test_verify_command(capsys):
-    assert main(["verify", ROOK_MATES, "--notation", "iccs"]) == 0
+    # Cooked, so not sound: exit status 1.
+    assert main(["verify", ROOK_MATES, "--notation", "iccs"]) == 1
     out = capsys.readouterr().out
-    assert "Key: a0a8 (cooked)" in out and "cook: a0d0 also mates in 1" in out
+    assert "Key: a0a8 (cooked)" in out and "Not sound" in out
+    assert "cook: a0d0 also mates in 1" in out
     assert main(["verify", FENS[0], "--stipulation", "checks", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["verdict"] == "mate" and data["moves"] == 7 and data["unique_key"]
@@ -94,7 +96,8 @@ def test_solve_command(capsys):
     out = capsys.readouterr().out
     assert out.splitlines()[0] == "Mate in 7 (13 plies), every move a check"
     assert out.splitlines()[1] == "1. e4a4 g3e2"
-    assert main(["solve", FENS[3], "--checks", "--max-moves", "10", "--json"]) == 0
+    # No mate: a negative answer, exit status 1.
+    assert main(["solve", FENS[3], "--checks", "--max-moves", "10", "--json"]) == 1
     assert json.loads(capsys.readouterr().out)["verdict"] == "no mate"
 
 

@@ -1,5 +1,14 @@
 """The ``xqstudio`` command line.  Each package registers its own subcommands.
 
+One grammar, ``xqstudio GROUP ACTION [ARGUMENTS] [OPTIONS]`` (the README's "The command
+line" has the table): ``position perft|moves|check|judge``, ``tb build|probe|stats|verify|
+list``, ``problem solve|verify``, ``catalogue build|list|show|search|import|export`` and
+``studio``.  Every command but ``studio`` takes ``--json``; ``--tables DIR`` names the table
+directory and ``--notation`` (default chinese) the move notation wherever they apply.  Exit
+status: 0 ok; 1 the answer is negative or the input is bad; 2 usage; 130 interrupted.  The
+old spellings (``perft``, ``moves``, ``judge``, ``fen check``, ``solve``, ``verify``, ``tb
+... --dir``) still work and are not listed in the help.
+
 ``xqstudio`` alone starts the studio when standard output is a terminal and prints the help
 otherwise (so scripts and CI never wait on a full-screen app); ``xqstudio studio [--fen FEN]``
 always starts it.
@@ -80,6 +89,9 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as error:      # a path argument the file system refuses: bad input
+        print(f"error: {error}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ Outcome(termination=<Termination.STALEMATE: '困毙'>, winner=0)
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ._core import BaseBoard, IllegalMoveError, InvalidMoveError, Move
@@ -54,6 +55,26 @@ class Board(BaseBoard):
     def empty(cls) -> Board:
         """A board with no pieces (not a legal position until both kings are placed)."""
         return cls(None)
+
+    @classmethod
+    def from_codes(cls, codes: bytes | Sequence[int], turn: int = RED, halfmove_clock: int = 0,
+                   fullmove_number: int = 1) -> Board:
+        """A board from 90 piece codes, square 0 (a0) first, 0 for an empty point (what
+        :meth:`codes` gives).  For codes from a trusted source (a table index, a position
+        already checked): unlike a FEN they are not checked for a legal position.
+
+        >>> board = Board("3k5/9/9/9/9/9/9/9/9/R3K4 w")
+        >>> Board.from_codes(board.codes(), board.turn).fen() == board.fen()
+        True
+        """
+        board = cls(None)
+        board._load(codes, turn, halfmove_clock, fullmove_number)
+        return board
+
+    def codes(self) -> bytes:
+        """The 90 piece codes, square 0 (a0) first, 0 for an empty point (the code of a piece
+        is :attr:`Piece.code`); :meth:`from_codes` reads them back."""
+        return self._codes()
 
     # -- FEN ---------------------------------------------------------------------------------
 

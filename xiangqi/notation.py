@@ -42,6 +42,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
+from enum import StrEnum
 from typing import Final
 
 from ._core import IllegalMoveError, InvalidMoveError, Move
@@ -68,7 +69,16 @@ from .pieces import (
     square_name,
 )
 
-NOTATIONS: Final = ("iccs", "wxf", "chinese", "code3")
+
+class Notation(StrEnum):
+    """The move notations: a member equals its name as a string (``Notation.WXF == "wxf"``)."""
+    ICCS = "iccs"          # h2e2
+    WXF = "wxf"            # C2.5
+    CHINESE = "chinese"    # 炮二平五
+    CODE3 = "code3"        # 炮253 (一字三码)
+
+
+NOTATIONS: Final = tuple(str(n) for n in Notation)   # ("iccs", "wxf", "chinese", "code3")
 
 # Kinds of NotationError.
 SYNTAX: Final = "syntax"          # the text is not written in the notation at all
@@ -371,7 +381,7 @@ def why_illegal(board: Board, move: Move) -> str | None:
     """
     if board.is_legal(move):
         return None
-    codes = board._codes()
+    codes = board.codes()
     color = board.turn
     frm, to = move.from_square, move.to_square
     if not codes[frm]:
@@ -574,7 +584,7 @@ def _render(notation: str, designation: str, suffix: str, color: Color) -> str:
 
 def _designation_of(board: Board, move: Move, notation: str) -> tuple[Piece, str, str]:
     piece = _require_legal(board, move)
-    names = _NAMERS[notation](board._codes(), piece.color, piece.piece_type)
+    names = _NAMERS[notation](board.codes(), piece.color, piece.piece_type)
     suffix = _suffix(piece.piece_type, piece.color, move.from_square, move.to_square)
     return piece, names[move.from_square][0], suffix
 
@@ -610,7 +620,7 @@ def _parse_named(board: Board, text: str, notation: str) -> Move:
         raise NotationError(f"not {what} move: {text!r} (expected e.g. {_EXAMPLES[notation]})")
     piece_type, designation, suffix = read
     color = board.turn
-    names = _NAMERS[notation](board._codes(), color, piece_type)
+    names = _NAMERS[notation](board.codes(), color, piece_type)
     named = ([sq for sq, (canonical, _) in names.items() if canonical == designation]
              or [sq for sq, (_, alternatives) in names.items() if designation in alternatives])
     if not named:
@@ -697,7 +707,7 @@ def move_to_code3(board: Board, move: Move) -> str:
     color, to = piece.color, move.to_square
     head = CHINESE_PIECES[color][piece.piece_type]
     tail = f"{file_number(to % 9, color)}{rank_number(to // 9, color) % 10}"
-    same_file = _by_file(board._codes(), color, piece.piece_type)[
+    same_file = _by_file(board.codes(), color, piece.piece_type)[
         file_number(move.from_square % 9, color)]
     if any(sq != move.from_square and board.is_legal(Move(sq, to)) for sq in same_file):
         return head + ("进" if _ahead(color, move.from_square, to) > 0 else "退") + tail
@@ -717,7 +727,7 @@ def parse_code3(board: Board, text: str) -> Move:
     color = board.turn
     side, name = COLOR_NAMES[color], _PIECE_NAMES[piece_type]
     to = square(file_index(to_file, color), to_rank - 1 if color == RED else 10 - to_rank)
-    groups = _by_file(board._codes(), color, piece_type)
+    groups = _by_file(board.codes(), color, piece_type)
     if not groups:
         raise NotationError(f"{text!r}: {side} has no {name}", NO_PIECE)
     if selector.isdigit():

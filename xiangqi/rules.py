@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import Final
 
 from ._core import Move
 from .board import Board
@@ -59,6 +60,16 @@ from .pieces import (
     square_rank,
 )
 
+# 自然限着: 60 moves (回合) by each side without a capture.  The one definition: the
+# tablebases (DTC60, cursed wins) and every report of the limit read it from here.
+NATURAL_LIMIT_PLIES: Final = 120
+
+
+class RuleSetName(enum.StrEnum):
+    """The rule books (棋例) of :data:`RULESETS`, by the names the command line takes."""
+    CHINESE = "chinese"    # 中国象棋竞赛规则
+    ASIAN = "asian"        # Asian Xiangqi Federation rules
+
 
 class RulesError(ValueError):
     """An unknown rule set or a board whose history cannot be judged."""
@@ -73,7 +84,7 @@ class RuleSet:
     mixed_attacks_forbidden: bool     # 一将一捉 and the like are forbidden (Chinese)
     chase_same_victim: bool           # a perpetual chase must threaten one piece every move
     pawn_chase_counts_when_mutual: bool   # 27.2: pawn chases count in 相互长打
-    natural_limit_plies: int = 120    # 60 moves (回合) without a capture
+    natural_limit_plies: int = NATURAL_LIMIT_PLIES
     natural_limit_checks: int = 10    # the claimant's checks that count (Chinese) or allowed
 
 
@@ -85,7 +96,7 @@ ASIAN = RuleSet(
     name="asian", title="Asian Xiangqi Federation rules (亚洲象棋规则)",
     mate_threat_forbidden=False, mixed_attacks_forbidden=False, chase_same_victim=True,
     pawn_chase_counts_when_mutual=False)
-RULESETS: dict[str, RuleSet] = {"chinese": CHINESE, "asian": ASIAN}
+RULESETS: dict[str, RuleSet] = {RuleSetName.CHINESE: CHINESE, RuleSetName.ASIAN: ASIAN}
 _ALIASES = {"cxa": "chinese", "china": "chinese", "axf": "asian", "asia": "asian"}
 
 

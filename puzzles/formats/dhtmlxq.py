@@ -201,7 +201,7 @@ def _record(fields: list[tuple[str, str, int]], line: int, path) -> Record:
                               f"[DhtmlXQ_binit] (line {binit_line})", path, fen_line)
     else:
         if codes is None:
-            codes = Board(STARTING_FEN)._codes()
+            codes = Board(STARTING_FEN).codes()
         placement = placement_fen(codes)
         if moves:
             mover = codes[moves[0][0].from_square]
@@ -263,7 +263,7 @@ def binit_of(fen: str) -> str:
     >>> binit_of(STARTING_FEN)
     '8979695949392919097717866646260600102030405060708012720323436383'
     """
-    points = codes_to_slots(Board(fen)._codes(), _binit_order)
+    points = codes_to_slots(Board(fen).codes(), _binit_order)
     return "".join("99" if sq is None else f"{sq % 9}{9 - sq // 9}" for sq in points)
 
 

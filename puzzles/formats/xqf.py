@@ -236,7 +236,7 @@ def write_xqf(record: Record) -> bytes:
     board = Board(record.fen)
     header = bytearray(HEADER_SIZE)
     header[0:3] = b"XQ" + bytes([WRITTEN_VERSION])
-    for slot, sq in enumerate(codes_to_slots(board._codes(), _order)):
+    for slot, sq in enumerate(codes_to_slots(board.codes(), _order)):
         header[16 + slot] = 0xFF if sq is None else _byte(sq)
     header[50] = board.turn
     result = record.tags.get("result", "*")
