@@ -73,7 +73,8 @@ def run_lambda(seconds: float) -> None:
         result = solver.run(30)
         elapsed = time.perf_counter() - start
         share = 100.0 * solver.search.threat_nodes_spent / max(1, result.nodes)
-        print(f"{'适情雅趣 %03d %s' % (number, names[number - 1].split()[-1]):<34} "
+        label = f"适情雅趣 {number:03d} {names[number - 1].split()[-1]}"
+        print(f"{label:<34} "
               f"{result.verdict:<8} {result.length!s:>5} {result.exact!s:>5} "
               f"{result.order or 'full'!s:>5} {result.nodes:>11,} {elapsed:>8.2f} "
               f"{result.nodes / elapsed / 1e3:>9.0f} {share:>8.1f}", flush=True)
