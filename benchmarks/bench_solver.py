@@ -3,9 +3,13 @@
 Usage:
     python benchmarks/bench_solver.py                    # the fixed set below
     python benchmarks/bench_solver.py --scan 100         # the first N of 适情雅趣 (checks mode)
+    python benchmarks/bench_solver.py --lambda           # quiet-move problems (λ-search)
 Options: --seconds S (budget per problem, default 120).
 The fixed set: continuous-check problems of 5-30 moves from 《适情雅趣》 and quiet-move
 problems of 3-10 moves; each line states the exact forced length found (proven minimal).
+``--lambda``: quiet-move problems of 《适情雅趣》 and endgames, with the λ order that proved
+each, the share of nodes spent in threat tests, and the node rate with tablebase leaves
+against the rate without (K R vs K A B, its sub-tables built in a temporary directory).
 """
 from __future__ import annotations
 
@@ -48,11 +52,61 @@ def run_one(label: str, fen: str, mode: str, max_moves: int, seconds: float) -> 
     return result, elapsed
 
 
+# Quiet-move problems of 《适情雅趣》 that the λ-search proves (numbers in the book).
+LAMBDA_PROBLEMS = [189, 316, 337, 358]
+
+
+def run_lambda(seconds: float) -> None:
+    import tempfile
+
+    from solver.search import Solver
+    from tablebases import open_tablebase
+    from tablebases.build import build
+
+    fens, names = compositions()
+    print(f"{'problem':<34} {'verdict':<8} {'moves':>5} {'exact':>5} {'order':>5} "
+          f"{'nodes':>11} {'seconds':>8} {'k nodes/s':>9} {'threat %':>8}")
+    for number in LAMBDA_PROBLEMS:
+        board = Board(fens[number - 1])
+        solver = Solver(board, "any", Limits(seconds=seconds))
+        start = time.perf_counter()
+        result = solver.run(30)
+        elapsed = time.perf_counter() - start
+        share = 100.0 * solver.search.threat_nodes_spent / max(1, result.nodes)
+        label = f"适情雅趣 {number:03d} {names[number - 1].split()[-1]}"
+        print(f"{label:<34} "
+              f"{result.verdict:<8} {result.length!s:>5} {result.exact!s:>5} "
+              f"{result.order or 'full'!s:>5} {result.nodes:>11,} {elapsed:>8.2f} "
+              f"{result.nodes / elapsed / 1e3:>9.0f} {share:>8.1f}", flush=True)
+    # Tablebase leaves: the same full-width search with and without the sub-tables.
+    board = Board("9/4k4/5a3/9/6b2/9/9/9/9/R2K5 w")       # KRKAB's longest win, mate in 8
+    with tempfile.TemporaryDirectory() as directory:
+        build(["KRKA", "KRKB"], directory, log=lambda line: None)
+        with open_tablebase(directory) as tables:
+            for label, tablebase in (("without tables", None), ("with KRKA, KRKB", tables)):
+                solver = Solver(board, "any", Limits(seconds=seconds, lambda_orders=0),
+                                tablebase)
+                start = time.perf_counter()
+                result = solver.run(10)
+                elapsed = time.perf_counter() - start
+                prober = solver.search.leaf_prober
+                probes = f", {prober.probes:,} probes, {prober.hits:,} answered" if prober else ""
+                print(f"K R vs K A B, full width, {label:<16} {result.verdict} in "
+                      f"{result.length}, {result.nodes:,} nodes in {elapsed:.2f} s, "
+                      f"{result.nodes / elapsed / 1e3:.0f} k nodes/s, {result.tb_leaves:,} "
+                      f"tablebase leaves{probes}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--scan", type=int, default=0)
     parser.add_argument("--seconds", type=float, default=120.0)
+    parser.add_argument("--lambda", dest="lambda_", action="store_true",
+                        help="quiet-move problems (λ-search) and tablebase leaves")
     args = parser.parse_args()
+    if args.lambda_:
+        run_lambda(args.seconds)
+        return
     fens, names = compositions()
     print(f"{'problem':<34} {'mode':<6} {'verdict':<8} {'moves':>6} {'nodes':>12} "
           f"{'seconds':>8} {'k nodes/s':>9}")

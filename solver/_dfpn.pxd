@@ -10,6 +10,8 @@ cdef enum:
     MAX_LAMBDA_ORDER = 8
     TRACKED_PLIES = 4096     # plies of the line whose "gave check" flags are kept
     BUCKET_ENTRIES = 4
+    MOVE_LIST_MOVES = 59     # longer lists are generated every time
+    MOVE_CACHE_BITS = 17     # 2^17 lists of 128 bytes: 16 MiB
 
 cdef struct Entry:
     # 32 bytes: four make a bucket of two cache lines, and every result of one position
@@ -24,6 +26,13 @@ cdef struct Entry:
     uint8_t order            # λ order the result was computed at (disproofs hold up to it)
     uint8_t flags            # bit 0: tainted (depends on a repetition in the line); bits 1-7:
                              # bit length of the nodes spent below (replacement priority)
+
+cdef struct MoveList:
+    # 128 bytes: the moves generated at a node, kept so that df-pn's many re-expansions of
+    # a node neither generate its moves nor run its threat tests again.
+    uint64_t key             # the node's key mixed with what its list depends on
+    uint16_t count
+    uint16_t moves[MOVE_LIST_MOVES]
 
 cdef class Search:
     cdef BoardState state
@@ -51,9 +60,11 @@ cdef class Search:
     cdef public long long threat_nodes       # node budget of an order-1 threat test
     cdef public int tempo_frontier           # λ orders > 1 try every move with this few left
     cdef public long long threat_tests
-    cdef public long long threat_nodes_spent
+    cdef public long long threat_nodes_spent # nodes searched in threat tests (outermost)
+    cdef int threat_depth                    # threat tests running, one inside another
     cdef long long local_limit               # node count at which a threat test gives up
     cdef uint64_t* threat_failed             # keys of inconclusive threat tests
+    cdef MoveList* move_cache
     cdef uint64_t threat_mask
     cdef uint8_t check_after[TRACKED_PLIES]  # per ply of the line: the move gave check
 
@@ -70,6 +81,7 @@ cdef class Search:
     cdef void store(self, uint64_t key, int remaining, int order, uint32_t pn, uint32_t dn,
                     int length, bint tainted, long long work, int best) noexcept
     cdef int generate(self, bint attacker_to_move, int remaining, int order, int* moves)
+    cdef int cached_moves(self, bint attacker_to_move, int remaining, int order, int* moves)
     cdef int threatens(self, int move, int order, int remaining)
     cdef int run_threat(self, int order, int remaining)
     cdef int piece_total(self) noexcept

@@ -40,7 +40,7 @@ class Search:
     order: int                  # λ order of the running root search (FULL: full width)
     threat_nodes: int           # node budget of an order-1 threat test
     threat_tests: int
-    threat_nodes_spent: int
+    threat_nodes_spent: int     # nodes searched in threat tests (the outermost ones)
     tempo_frontier: int         # λ orders > 1 try every move with this few moves left
 
     def __init__(self, table_bits: int = 20) -> None: ...

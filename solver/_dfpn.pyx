@@ -67,7 +67,9 @@ cdef extern from *:
     """
     #define XQ_DISPROOF_SALT 0xD15D15D15D15D15DULL
     #define XQ_THREAT_SALT 0x5BD1E9955BD1E995ULL
+    #define XQ_MOVES_SALT 0x3C6EF372FE94F82BULL
     """
+    const uint64_t MOVES_SALT "XQ_MOVES_SALT"
     const uint64_t DISPROOF_SALT "XQ_DISPROOF_SALT"
     const uint64_t THREAT_SALT "XQ_THREAT_SALT"
 # Threat tests of a higher order get more nodes: an order-n test runs an order n - 1 search.
@@ -164,6 +166,9 @@ cdef class Search:
         if self.threat_failed == NULL:
             raise MemoryError()
         self.threat_mask = ((<uint64_t> 1) << THREAT_CACHE_BITS) - 1
+        self.move_cache = <MoveList*> calloc((<uint64_t> 1) << MOVE_CACHE_BITS, sizeof(MoveList))
+        if self.move_cache == NULL:
+            raise MemoryError()
         self.checks_only = 0
         self.nodes = 0
         self.node_limit = 0
@@ -186,12 +191,14 @@ cdef class Search:
         self.tempo_frontier = 2
         self.threat_tests = 0
         self.threat_nodes_spent = 0
+        self.threat_depth = 0
         self.local_limit = 0
 
     def __dealloc__(self):
         bs_free(&self.state)
         free(self.table)
         free(self.threat_failed)
+        free(self.move_cache)
 
     @property
     def table_entries(self):
@@ -207,6 +214,7 @@ cdef class Search:
         memset(self.table, 0, (self.bucket_mask + 1) * BUCKET_ENTRIES * sizeof(Entry))
         for i in range(self.threat_mask + 1):
             self.threat_failed[i] = 0
+        memset(self.move_cache, 0, ((<uint64_t> 1) << MOVE_CACHE_BITS) * sizeof(MoveList))
         self.stored = 0
 
     def cancel(self):
@@ -437,6 +445,28 @@ cdef class Search:
                 kept += 1
         return kept
 
+    cdef int cached_moves(self, bint attacker_to_move, int remaining, int order, int* moves):
+        """:meth:`generate`, from the move-list cache when this node's list is there.  An
+        attacker's list depends on the moves left and the order (its threat tests), a
+        defender's on the position alone."""
+        cdef uint64_t key = self.state.key ^ MOVES_SALT
+        cdef MoveList* slot
+        cdef int n, i
+        if attacker_to_move:
+            key = budget_key(key, remaining, order)
+        slot = &self.move_cache[(key ^ (key >> 31)) & ((1 << MOVE_CACHE_BITS) - 1)]
+        if slot.key == key:
+            for i in range(slot.count):
+                moves[i] = slot.moves[i]
+            return slot.count
+        n = self.generate(attacker_to_move, remaining, order, moves)
+        if 0 <= n <= MOVE_LIST_MOVES:
+            slot.key = key
+            slot.count = n
+            for i in range(n):
+                slot.moves[i] = moves[i]
+        return n
+
     cdef int threatens(self, int move, int order, int remaining):
         """After the quiet ``move``: 1 if the defender has no legal move, or if, were he to
         pass, the attacker would win at ``order`` within ``remaining`` moves; 0 if not (or
@@ -480,10 +510,13 @@ cdef class Search:
         self.threat_tests += 1
         before = self.nodes
         pn = 1; dn = 1
+        self.threat_depth += 1
         while pn != 0 and dn != 0 and not self.over_limits():
             self.mid(True, remaining, order, INF, INF, &pn, &dn, &length, &tainted)
+        self.threat_depth -= 1
         self.local_limit = saved
-        self.threat_nodes_spent += self.nodes - before
+        if self.threat_depth == 0:      # nested tests are inside the outer one's nodes
+            self.threat_nodes_spent += self.nodes - before
         if pn == 0:
             return 1
         if dn == 0:
@@ -614,7 +647,7 @@ cdef class Search:
         if or_node and remaining <= 0:
             out_pn[0] = INF; out_dn[0] = 0; out_length[0] = 0; out_tainted[0] = False
             return
-        n = self.generate(or_node, remaining, order, moves)
+        n = self.cached_moves(or_node, remaining, order, moves)
         if n < 0:
             # A limit stopped a threat test: the move list is incomplete, so nothing about
             # this node is known or stored; the callers stop too.
@@ -782,6 +815,7 @@ cdef class Search:
             raise ValueError(f"order must be between 1 and {FULL_WIDTH}, not {order}")
         self.stopped = 0
         self.local_limit = 0
+        self.threat_depth = 0
         self.order = order
         if or_node and remaining <= 0:
             return DISPROVEN, None
