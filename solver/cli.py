@@ -153,15 +153,23 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if board is None:
         return 1
     tablebase = _open_tables(args)
+    # Ctrl-C stops the running search (within 0.1 s: the hook is called that often) and the
+    # report says what was established before it.
+    progress = LiveProgress(args.json)
+    previous = signal.signal(signal.SIGINT, lambda *_: setattr(progress, "cancelled", True))
     try:
         report = verify(board, args.stipulation, args.moves, args.line, tablebase=tablebase,
-                        limits=_limits(args))
+                        limits=_limits(args), progress=progress)
     except SolverError as error:
         return fail(args, str(error))
     finally:
+        signal.signal(signal.SIGINT, previous)
+        progress.finish()
         if tablebase is not None:
             tablebase.close()
     status = 0 if _sound(report) else 1
+    if progress.cancelled:
+        report.unproven.insert(0, "interrupted (Ctrl-C): the report is incomplete")
 
     def name(move, before=board):
         return write_line(before, [move], args.notation)[0]

@@ -15,11 +15,14 @@ from xiangqi import Board, Move
 from xiangqi.rules import adjudicate, ruleset
 
 from ._dfpn import DISPROVEN, FULL, MAX_ORDER, PROVEN, UNKNOWN, Search
+from .types import MODES, Mode, Verdict
 
-MODES = ("checks", "any")
-DEFAULT_MAX_MOVES = {"checks": 200, "any": 20}
+DEFAULT_MAX_MOVES: dict[str, int] = {Mode.CHECKS: 200, Mode.ANY: 20}
 # λ orders tried, lowest first, before the full-width search in "any" mode (see _dfpn).
 DEFAULT_LAMBDA_ORDERS = 3
+# "any" mode: the bounds tried before the one asked for (see Solver.shortest).
+BOUND_STEPS = (3, 6, 10, 15, 20, 30, 45, 70, 100)
+FULL_WIDTH_STEPS = 10      # ... and the largest of them also searched full width
 # Of a time or node budget, the share the proof may use before the main line is extracted:
 # a mate that is found always comes with its line.
 LINE_RESERVE = 0.15
@@ -113,8 +116,7 @@ def repetition_judge(rules: str) -> Callable[[bytes, int, list], int]:
     ruleset(rules)      # an unknown rule set is refused here, not inside the search
 
     def judge(codes: bytes, turn: int, moves: list[tuple[int, int]]) -> int:
-        board = Board.empty()
-        board._load(list(codes), turn, 0, 1)
+        board = Board.from_codes(codes, turn)
         for from_square, to_square in moves:
             board.push_unchecked(Move(from_square, to_square))
         verdict = adjudicate(board, rules, min_occurrences=2)
@@ -137,14 +139,14 @@ class Solver:
         self.mode = mode
         self.limits = limits or Limits()
         self.search = Search(self.limits.table_bits)
-        self.search.checks_only = 1 if mode == "checks" else 0
+        self.search.checks_only = 1 if mode == Mode.CHECKS else 0
         self.search.perpetual_check_rule = 1 if self.limits.perpetual_check_rule else 0
         self.search.threat_nodes = self.limits.threat_nodes
         if self.limits.repetition_rules is not None:
             self.search.repetition_judge = repetition_judge(self.limits.repetition_rules)
         # The orders a query goes through: the λ orders, then the complete one.
-        self.full_order = 1 if mode == "checks" else FULL
-        self.lambda_orders = ([] if mode == "checks"
+        self.full_order = 1 if mode == Mode.CHECKS else FULL
+        self.lambda_orders = ([] if mode == Mode.CHECKS
                               else list(range(1, self.limits.lambda_orders + 1)))
         self.attacker = board.turn
         self.best_upper: int | None = None   # smallest proven bound at the root so far
@@ -187,7 +189,7 @@ class Solver:
     @property
     def current_order(self) -> str:
         """The order of the search running now, in words (for progress lines)."""
-        return order_name(self.search.order if self.mode == "any" else None)
+        return order_name(self.search.order if self.mode == Mode.ANY else None)
 
     def value_at(self, board: Board, remaining: int, order: int) -> tuple[str, int | None]:
         """Status of ``board`` with ``remaining`` attacker moves at one λ ``order`` (a
@@ -211,11 +213,13 @@ class Solver:
     def shortest(self, board: Board, upper: int) -> tuple[str, int | None]:
         """The number of attacker moves to mate from ``board``, searching up to ``upper``.
 
-        Returns (PROVEN, n), (DISPROVEN, None) or (UNKNOWN, None).  A mate found at a λ order
-        is first made as short as that order can make it; its minimality then needs a
-        complete (full-width) disproof of one move less.  :attr:`exact` says whether that
-        held (False:
-        a mate in ``n`` is proven, a shorter one not ruled out within the budget)."""
+        Returns (PROVEN, n), (DISPROVEN, None) or (UNKNOWN, None).  In "any" mode the bound
+        grows in steps (:data:`BOUND_STEPS`, then ``upper``), each tried at the λ orders and
+        full width: a short mate is far cheaper to find with a bound near its length.  A
+        mate found at a λ order is first made as short as that order can make it; its
+        minimality then needs a complete (full-width) disproof of one move less.
+        :attr:`exact` says whether that held (False: a mate in ``n`` is proven, a shorter one
+        not ruled out within the budget)."""
         self.exact = True
         attacker_to_move = board.turn == self.attacker
         if not attacker_to_move and not board.has_legal_move():
@@ -223,18 +227,29 @@ class Solver:
         root = board == self.board and board.ply_count == self.board.ply_count
         found_order = None
         length = None
-        for order in self.lambda_orders:
-            status, length = self.value_at(board, upper, order)
-            if status == PROVEN:
-                found_order = order
+        bounds = [upper] if self.mode == Mode.CHECKS else \
+            [b for b in BOUND_STEPS if b < upper] + [upper]
+        status: str = UNKNOWN
+        for bound in bounds:
+            final = bound == upper
+            # Full width below the final bound only where it is cheap enough to pay off.
+            complete = [self.full_order] if final or bound <= FULL_WIDTH_STEPS else []
+            for order in self.lambda_orders + complete:
+                # Below the final bound each search may take half of what is left, so that
+                # a hard small bound does not eat the budget of the bounds after it.
+                last = final and order == self.full_order
+                status, length = self._sliced(board, bound, order, 1.0 if last else 0.5)
+                if status == PROVEN:
+                    found_order = order
+                    break
+                if status == UNKNOWN and self.search.stopped:
+                    return UNKNOWN, None      # the budget is spent, or the user cancelled
+                if status == DISPROVEN and order == self.full_order and final:
+                    return DISPROVEN, None
+            if found_order is not None:
                 break
-            if status == UNKNOWN:
-                return UNKNOWN, None
         if found_order is None:
-            status, length = self.value_at(board, upper, self.full_order)
-            if status != PROVEN:
-                return status, None
-            found_order = self.full_order
+            return (DISPROVEN if status == DISPROVEN else UNKNOWN), None
         assert length is not None       # a proof has its length
         if root:
             self.best_upper, self.best_order = length, found_order
@@ -259,9 +274,36 @@ class Solver:
                     return PROVEN, high
         return PROVEN, high
 
+    def _sliced(self, board: Board, remaining: int, order: int,
+                share: float) -> tuple[str, int | None]:
+        """:meth:`value_at` within ``share`` of the time and nodes left.  A slice that runs
+        out gives UNKNOWN and leaves the solver running (the budget is not spent)."""
+        deadline, node_limit = self.search.deadline, self.search.node_limit
+        slice_deadline, slice_nodes = deadline, node_limit
+        if share < 1.0:
+            now = time.time()
+            if deadline:
+                slice_deadline = now + share * max(0.0, deadline - now)
+            if node_limit:
+                left = max(0, node_limit - self.search.nodes)
+                slice_nodes = self.search.nodes + int(share * left)
+        self.search.deadline, self.search.node_limit = slice_deadline, slice_nodes
+        try:
+            status, length = self.value_at(board, remaining, order)
+        finally:
+            self.search.deadline, self.search.node_limit = deadline, node_limit
+        if status == UNKNOWN and share < 1.0 and self.search.stopped:
+            sliced_out = (slice_deadline and time.time() >= slice_deadline) or (
+                slice_nodes and self.search.nodes >= slice_nodes)
+            budget_spent = (deadline and time.time() >= deadline) or (
+                node_limit and self.search.nodes >= node_limit)
+            if sliced_out and not budget_spent:
+                self.search.stopped = 0
+        return status, length
+
     def attacker_moves(self, board: Board) -> list[Move]:
         moves = sorted(board.legal_moves, key=Move.iccs)
-        if self.mode == "checks":
+        if self.mode == Mode.CHECKS:
             moves = [m for m in moves if board.gives_check(m)]
         return moves
 
@@ -428,9 +470,10 @@ class Solver:
             line = self._line_within_reserve(length, exact, cancelled)
             if tree and exact:
                 solution_tree = self.tree(length)
-        verdict = {PROVEN: "mate", DISPROVEN: "no mate", UNKNOWN: "unknown"}[status]
+        verdict = {PROVEN: Verdict.MATE, DISPROVEN: Verdict.NO_MATE,
+                   UNKNOWN: Verdict.UNKNOWN}[status]
         order = self.best_order if status == PROVEN and self.best_order != FULL else None
-        if self.mode == "checks":
+        if self.mode == Mode.CHECKS:
             order = 1 if status == PROVEN else None
         return SolveResult(verdict, length, line, self.mode, max_moves, self.search.nodes,
                            time.perf_counter() - start, self.search.table_used,
