@@ -24,6 +24,7 @@ from tui.screens.too_small import TooSmallScreen
 from tui.widgets.move_list import MoveList
 from tui.widgets.solver_panel import SolverPanel
 from tui.widgets.tablebase_panel import TablebasePanel, remaining_seconds
+from xiangqi.pieces import square
 
 ROOK_AND_ADVISORS = "3ak4/4a4/9/9/9/9/9/9/9/3K4R w"   # mate in 3 with quiet moves
 HORSE_MATE = "9/9/3ak4/9/9/9/9/9/9/N2K5 w"          # KNKA: mate in 19
@@ -185,3 +186,21 @@ def test_help_lists_every_binding_of_every_class(studio):
             key = app.get_key_display(binding)
             assert any(key in line and binding.description in line for line in lines), \
                 (node_class.__name__, binding.key, binding.description)
+
+
+def test_picking_the_opponents_piece_or_an_unreachable_point_is_explained(studio):
+    async def scenario(pilot):
+        screen = pilot.app.screen
+        board = screen.query_one("#board")
+        board.cursor = square(4, 9)              # Black's king, Red to move
+        await pilot.press("enter")
+        opponent = text_of(screen, "#status")
+        board.cursor = square(0, 0)              # Red's rook on a0, then a5
+        await pilot.press("enter")
+        board.cursor = square(0, 5)
+        await pilot.press("enter")
+        return opponent, text_of(screen, "#status")
+
+    opponent, unreachable = studio(scenario)
+    assert opponent == "Red 红方 to move · The 将 on e9 is Black's; Red is to move."
+    assert unreachable.endswith("The 车 on a0 cannot go to a5: not a move it can make.")

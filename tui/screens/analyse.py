@@ -187,6 +187,12 @@ class AnalyseScreen(Screen):
                 self._ply += 1
         self._show()
 
+    @on(BoardView.Refused, "#board")
+    def explain_refusal(self, event: BoardView.Refused) -> None:
+        """A point that selects nothing, or a target the piece cannot reach: say why in the
+        status line (until the next move or step)."""
+        self.query_one("#status", StatusLine).show_position(self._board_at_ply(), event.reason)
+
     @on(BoardView.MoveEntered, "#board")
     def play_move(self, event: BoardView.MoveEntered | TablebasePanel.PlayMove) -> None:
         """Follow the line if the move is its next one, otherwise replace the rest."""
