@@ -11,7 +11,9 @@ MIN_WIDTH, MIN_HEIGHT = 80, 24
 
 
 def too_small_message(width: int, height: int) -> str:
-    """>>> too_small_message(70, 20)
+    """The message for a ``width`` × ``height`` terminal.
+
+    >>> too_small_message(70, 20)
     'Window too small (70×20): XQ Studio needs 80×24.\\nEnlarge the terminal, or Ctrl+Q quits.'
     """
     return (f"Window too small ({width}×{height}): XQ Studio needs {MIN_WIDTH}×{MIN_HEIGHT}.\n"

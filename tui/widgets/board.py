@@ -177,7 +177,7 @@ def refusal(board: Board, selected: int | None, point: int) -> str:
     """Why picking ``point`` (with ``selected`` already picked, or None) does nothing.
 
     >>> refusal(Board(), None, square(4, 9))
-    'The 将 on e9 is Black's; Red is to move.'
+    "The 将 on e9 is Black's; Red is to move."
     >>> refusal(Board(), square(0, 0), square(0, 5))
     'The 车 on a0 cannot go to a5: not a move it can make.'
     """
