@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.command import CommandPalette
@@ -42,7 +43,10 @@ from .screens.fen_dialog import FenDialog
 from .screens.help import HelpScreen, HelpSection
 from .screens.practice import PracticeScreen
 from .screens.setup import SetupScreen
+from .screens.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmallScreen
 from .widgets.board import BoardView
+from .widgets.solver_panel import SolverPanel
+from .widgets.tablebase_panel import TablebasePanel
 
 ANALYSE_MODE = "analyse"
 CATALOGUE_MODE = "catalogue"
@@ -73,8 +77,11 @@ class XQStudioApp(App[None]):
         ("Catalogue", CatalogueScreen),
         ("Practice", PracticeScreen),
         ("Analyse", AnalyseScreen),
+        ("Tablebase panel (analyse)", TablebasePanel),
+        ("Solver panel (analyse)", SolverPanel),
         ("Set-up editor", SetupScreen),
         ("FEN dialog", FenDialog),
+        ("Help", HelpScreen),
     ]
     """Titles and classes whose ``BINDINGS`` the help screen lists, after the app's own."""
 
@@ -119,6 +126,26 @@ class XQStudioApp(App[None]):
 
     def on_mount(self) -> None:
         self.switch_mode(self.start_mode)
+        self.call_after_refresh(self._check_size)
+
+    # -- the minimum size --------------------------------------------------------------------
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.call_after_refresh(self._check_size)
+
+    def _check_size(self) -> None:
+        """Cover the screen with the "window too small" message below 80×24, and take it
+        away once the terminal is large enough again."""
+        width, height = self.size
+        small = width < MIN_WIDTH or height < MIN_HEIGHT
+        screen = self.screen if self.screen_stack else None
+        if isinstance(screen, TooSmallScreen):
+            if small:
+                screen.show_size(width, height)
+            else:
+                self.pop_screen()
+        elif small and screen is not None:
+            self.push_screen(TooSmallScreen(width, height))
 
     # -- opening positions -------------------------------------------------------------------
 

@@ -94,7 +94,7 @@ def test_solve_shows_the_mate_and_the_main_line(tmp_path):
 
     (result, line, stats), iccs_line = drive(panel, scenario)
     assert result == "Mate in 7 (13 plies), every move a check"
-    assert line.splitlines()[0] == "Main line  step 0/13, n/p to step"
+    assert line.splitlines()[0] == "Main line  step 0/13 · . and , step, g plays it"
     assert " ".join(line.splitlines()[1:]) == QI_TUN_GUAN_YOU_LINE
     expected = solve(Board(QI_TUN_GUAN_YOU), mode="checks")
     assert re.fullmatch(rf"{expected.nodes:,} nodes in [\d.]+ s \([\d,]+ k nodes/s\)", stats)
@@ -110,14 +110,14 @@ def test_modes_and_the_max_moves_bound(tmp_path):
         await pilot.press("s")
         await finish(pilot)
         checks = text_of(panel, "#solver-result")
-        await pilot.press("m", "s")
+        await pilot.press("t", "s")
         await finish(pilot)
         return checks, panel.mode, text_of(panel, "#solver-result"), panel.line
 
     checks, mode, any_moves, line = drive(panel, scenario)
     assert checks == "No continuous-check mate within 10 moves"
     assert mode == "any"
-    assert any_moves == "Mate in 3 (5 plies), quiet moves allowed"
+    assert any_moves == "Mate in 3 (5 plies), quiet moves allowed, found at order 2"
     assert line == solve(Board(ROOK_AND_ADVISORS), mode="any", max_moves=10).main_line
 
 
@@ -127,8 +127,8 @@ def test_stepping_shows_each_position_of_the_line(tmp_path):
     async def scenario(pilot):
         await pilot.press("s")
         await finish(pilot)
-        await pilot.press("p")                 # already at the start: nothing to show
-        await pilot.press("n", "right", "n", "p", "left")
+        await pilot.press("comma")             # already at the start: nothing to show
+        await pilot.press("full_stop", "right", "full_stop", "comma", "left")
         return list(pilot.app.shown), text_of(panel, "#solver-line")
 
     shown, line = drive(panel, scenario)
@@ -141,7 +141,7 @@ def test_stepping_shows_each_position_of_the_line(tmp_path):
                 (boards[3].fen(), main_line[2]), (boards[2].fen(), main_line[1]),
                 (boards[1].fen(), main_line[0])]
     assert shown == expected
-    assert line.splitlines()[0] == "Main line  step 1/13, n/p to step"
+    assert line.splitlines()[0] == "Main line  step 1/13 · . and , step, g plays it"
 
 
 def test_verify_reports_a_cooked_key_and_tries(tmp_path):
@@ -151,7 +151,7 @@ def test_verify_reports_a_cooked_key_and_tries(tmp_path):
         await pilot.press("v")
         await finish(pilot)
         cooked = text_of(panel, "#solver-report")
-        await pilot.press("m", "v")
+        await pilot.press("t", "v")
         await finish(pilot)
         return cooked, text_of(panel, "#solver-report")
 
@@ -199,7 +199,7 @@ def test_live_progress_and_cancel_keep_the_proven_bound(tmp_path):
         panel.action_solve()
         await wait_for(pilot, lambda: "proven" in text_of(panel, "#solver-progress"))
         progress = text_of(panel, "#solver-progress")
-        await pilot.press("c")
+        await pilot.press("x")
         await finish(pilot)
         return progress, text_of(panel, "#solver-result"), panel.check_action("cancel", ())
 
@@ -208,13 +208,13 @@ def test_live_progress_and_cancel_keep_the_proven_bound(tmp_path):
                         r"(\d+) proven, proving the shortest", progress)
     bound = int(re.search(r"mate within (\d+)", progress).group(1))
     assert bound >= 20
-    assert re.fullmatch(r"Mate within (\d+) moves \(cancelled before the shortest length was "
-                        r"proven\)", result)
+    assert re.fullmatch(r"Solve cancelled; a mate in at most (\d+) was proven before it "
+                        r"stopped\.", result)
     assert int(re.search(r"\d+", result).group()) <= bound
     assert not can_cancel
 
 
-def test_cancel_without_a_result_is_unknown_never_no_mate(tmp_path):
+def test_cancel_without_a_result_says_cancelled_never_no_mate(tmp_path):
     panel = panel_for(Board().fen(), tmp_path, mode="any")
 
     async def scenario(pilot):
@@ -226,7 +226,7 @@ def test_cancel_without_a_result_is_unknown_never_no_mate(tmp_path):
         return time.monotonic() - start, text_of(panel, "#solver-result")
 
     seconds, result = drive(panel, scenario)
-    assert result == "Unknown: cancelled before the search finished"
+    assert result == "Solve cancelled."
     assert seconds < 10
 
 

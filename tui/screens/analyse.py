@@ -4,8 +4,9 @@ The screen keeps the position the line starts from, the line (a list of moves) a
 shown.  A move entered at an earlier ply that differs from the line's next move replaces the
 rest of the line.
 
-Side panels: ``#side-panels`` is a ``TabbedContent`` on the right with a "Position" tab.  Add a
-panel with ``screen.query_one("#side-panels", TabbedContent).add_pane(TabPane(...))``; a panel
+Side panels: ``#side-panels`` is a :class:`tui.widgets.side_panels.SidePanels` (a
+``TabbedContent``) on the right with a "Position" tab.  Add a panel with
+``screen.query_one("#side-panels", TabbedContent).add_pane(TabPane(...))``; a panel
 follows the position shown with ``self.watch(self.screen, "board", callback)`` (the reactive
 ``board`` is a fresh copy each time, so it may be kept or changed freely).
 """
@@ -18,7 +19,7 @@ from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.reactive import var
 from textual.screen import Screen
-from textual.widgets import Footer, Header, TabbedContent, TabPane
+from textual.widgets import Footer, Header, TabPane
 
 from xiangqi import Board, Move
 from xiangqi.rules import RULESETS, natural_limit
@@ -27,6 +28,7 @@ from ..repetition import announce, judge, status_note
 from ..widgets.board import BoardView
 from ..widgets.move_list import NOTATION_TITLES, MoveList
 from ..widgets.position_panel import PositionPanel
+from ..widgets.side_panels import SidePanels
 from ..widgets.solver_panel import SolverPanel
 from ..widgets.status_line import StatusLine
 from ..widgets.tablebase_panel import TablebasePanel
@@ -51,6 +53,7 @@ class AnalyseScreen(Screen):
         Binding("p", "paste_fen", "Paste FEN"),
         Binding("e", "app.set_up_position", "Set up"),
         Binding("r", "cycle_rules", "Rules", show=False),
+        Binding("z", "zoom_panel", "Zoom panel"),
     ]
 
     board: var[Board] = var(Board, always_update=True)
@@ -71,7 +74,7 @@ class AnalyseScreen(Screen):
             with Vertical(id="analyse-side"):
                 yield StatusLine(id="status")
                 yield MoveList(id="move-list")
-                with TabbedContent(id="side-panels"):
+                with SidePanels(id="side-panels"):
                     with TabPane("Position", id="position-tab"):
                         yield PositionPanel(id="position-panel")
                     with TabPane("Tablebase", id="tablebase-tab"):
@@ -158,10 +161,37 @@ class AnalyseScreen(Screen):
 
     @on(SolverPanel.ShowLine)
     def preview_solver_line(self, event: SolverPanel.ShowLine) -> None:
-        """Show a step of the solver's line; the board takes no moves during the preview."""
+        """Show a step of the solver's line; the board takes no moves during the preview, and
+        the status line says which step of the line is shown."""
         board_view = self.query_one("#board", BoardView)
         board_view.set_board(event.board, event.last_move)
         board_view.interactive = event.last_move is None
+        status = self.query_one("#status", StatusLine)
+        if event.step:
+            status.show_position(event.board, f"solver line {event.step}/{event.length} "
+                                              "(preview; g plays it)")
+        else:
+            self._show()
+
+    @on(SolverPanel.PlayLine)
+    def play_solver_line(self, event: SolverPanel.PlayLine) -> None:
+        """Play the solver's line (up to the step shown) from the position shown."""
+        if event.board != self._board_at_ply():
+            self.notify("The solver's line belongs to another position.", severity="warning")
+            return
+        for move in event.moves:
+            if self._ply < len(self._line) and self._line[self._ply] == move:
+                self._ply += 1
+            else:
+                self._line = self._line[:self._ply] + [move]
+                self._ply += 1
+        self._show()
+
+    @on(BoardView.Refused, "#board")
+    def explain_refusal(self, event: BoardView.Refused) -> None:
+        """A point that selects nothing, or a target the piece cannot reach: say why in the
+        status line (until the next move or step)."""
+        self.query_one("#status", StatusLine).show_position(self._board_at_ply(), event.reason)
 
     @on(BoardView.MoveEntered, "#board")
     def play_move(self, event: BoardView.MoveEntered | TablebasePanel.PlayMove) -> None:
@@ -212,6 +242,46 @@ class AnalyseScreen(Screen):
         self._announced = None
         self._show()
         self.notify(f"Repetition rules: {RULESETS[self.rules].title}", timeout=3)
+
+    # -- the panels' actions, for the command palette -----------------------------------------
+
+    def _run_in_panel(self, tab: str, panel_id: str, action: str) -> None:
+        """Show the panel's tab and run ``action`` there (``action_<action>`` of the panel)."""
+        self.query_one("#side-panels", SidePanels).active = tab
+        panel = self.query_one(f"#{panel_id}")
+        if panel.check_action(action, ()) is False:
+            self.app.bell()
+            return
+        getattr(panel, f"action_{action}")()
+
+    def action_solve(self) -> None:
+        self._run_in_panel("solver-tab", "solver-panel", "solve")
+
+    def action_verify(self) -> None:
+        self._run_in_panel("solver-tab", "solver-panel", "verify")
+
+    def action_solver_mode(self) -> None:
+        self._run_in_panel("solver-tab", "solver-panel", "toggle_mode")
+
+    def action_build_table(self) -> None:
+        self._run_in_panel("tablebase-tab", "tablebase-panel", "build")
+
+    def action_toggle_histogram(self) -> None:
+        self._run_in_panel("tablebase-tab", "tablebase-panel", "toggle_histogram")
+
+    def action_zoom_panel(self) -> None:
+        """Show the active side panel over the whole screen, or back in its place (Esc also
+        puts it back)."""
+        if self.maximized is not None:
+            self.minimize()
+            return
+        pane = self.query_one("#side-panels", SidePanels).active_pane
+        if pane is None or not pane.children:
+            return
+        panel = pane.children[0]
+        if panel.allow_maximize:
+            self.maximize(panel, container=False)
+            panel.focus()
 
     def action_flip_board(self) -> None:
         self.query_one("#board", BoardView).action_flip()

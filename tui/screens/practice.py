@@ -227,6 +227,11 @@ class PracticeScreen(Screen):
 
     # -- the user's moves --------------------------------------------------------------------
 
+    @on(BoardView.Refused, "#practice-board")
+    def explain_refusal(self, event: BoardView.Refused) -> None:
+        """A point that selects nothing, or a target the piece cannot reach: say why."""
+        self._say(event.reason, "bad")
+
     @on(BoardView.MoveEntered, "#practice-board")
     def judge_move(self, event: BoardView.MoveEntered) -> None:
         """Show the move at once, then judge it (and answer it) in the worker."""

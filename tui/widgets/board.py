@@ -60,7 +60,17 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from xiangqi import Board, Move
-from xiangqi.pieces import BLACK, RED, Piece, square, square_file, square_rank
+from xiangqi.pieces import (
+    BLACK,
+    COLOR_NAMES,
+    KING,
+    RED,
+    Piece,
+    square,
+    square_file,
+    square_name,
+    square_rank,
+)
 
 MARK_STYLES = ("hint", "win", "draw", "loss")
 """Named mark styles; each has a ``board-view--mark-<name>`` component class."""
@@ -163,6 +173,52 @@ class _Canvas:
         return text
 
 
+def refusal(board: Board, selected: int | None, point: int) -> str:
+    """Why picking ``point`` (with ``selected`` already picked, or None) does nothing.
+
+    >>> refusal(Board(), None, square(4, 9))
+    "The 将 on e9 is Black's; Red is to move."
+    >>> refusal(Board(), square(0, 0), square(0, 5))
+    'The 车 on a0 cannot go to a5: not a move it can make.'
+    """
+    side = COLOR_NAMES[board.turn]
+    piece = board.piece_at(point)
+    where = square_name(point)
+    if selected is None or piece is not None and piece.color == board.turn:
+        if piece is None:
+            return f"Nothing on {where}: pick one of {side}'s pieces."
+        if piece.color != board.turn:
+            return f"The {piece.chinese()} on {where} is {COLOR_NAMES[piece.color]}'s; " \
+                   f"{side} is to move."
+        why = f"{side} is in check" if board.is_check() else "it is blocked or pinned"
+        return f"The {piece.chinese()} on {where} has no legal move ({why})."
+    mover = board.piece_at(selected)
+    name = mover.chinese() if mover is not None else "piece"
+    move = Move(selected, point)
+    start = square_name(selected)
+    if move in board.pseudo_legal_moves:
+        if _kings_face(board, move):
+            why = "the kings would face each other (对脸)"
+        elif board.is_check():
+            why = "it does not answer the check"
+        else:
+            why = "it leaves the king in check"
+        return f"The {name} on {start} cannot go to {where}: {why}."
+    return f"The {name} on {start} cannot go to {where}: not a move it can make."
+
+
+def _kings_face(board: Board, move: Move) -> bool:
+    """After ``move``, do the two kings stand on one file with nothing between them?"""
+    after = board.copy(stack=False)
+    after.push_unchecked(move)
+    kings = [sq for sq, piece in after.piece_map().items() if piece.piece_type == KING]
+    if len(kings) != 2 or square_file(kings[0]) != square_file(kings[1]):
+        return False
+    low, high = sorted(square_rank(k) for k in kings)
+    file = square_file(kings[0])
+    return all(after.piece_at(square(file, rank)) is None for rank in range(low + 1, high))
+
+
 class BoardView(Widget, can_focus=True):
     """The board: a keyboard cursor, piece selection, legal targets and highlights."""
 
@@ -221,6 +277,19 @@ class BoardView(Widget, can_focus=True):
             super().__init__()
             self.board_view = board_view
             self.move = move
+
+        @property
+        def control(self) -> BoardView:
+            return self.board_view
+
+    class Refused(Message):
+        """The user picked a point that selects nothing or a target the selected piece cannot
+        reach; ``reason`` says why, for the host's status line."""
+
+        def __init__(self, board_view: BoardView, reason: str) -> None:
+            super().__init__()
+            self.board_view = board_view
+            self.reason = reason
 
         @property
         def control(self) -> BoardView:
@@ -358,6 +427,7 @@ class BoardView(Widget, can_focus=True):
             self._selected = point
         else:
             self.app.bell()
+            self.post_message(self.Refused(self, refusal(self._board, self._selected, point)))
         self.refresh_bindings()
         self.refresh()
 

@@ -23,7 +23,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Static
 from textual.worker import Worker, WorkerState
 
-from solver.search import DEFAULT_MAX_MOVES, Limits, Solver, SolverError, SolveResult
+from solver.search import DEFAULT_MAX_MOVES, Limits, Solver, SolverError, SolveResult, order_name
 from solver.soundness import SoundnessReport, verify
 from tablebases import open_tablebase
 from tablebases.paths import default_directory
@@ -40,9 +40,11 @@ PROGRESS_NODES = 4096
 class _SearchProgress(Message, bubble=False):
     """From the search thread: nodes so far, seconds, and the best proven bound (if any)."""
 
-    def __init__(self, nodes: int, seconds: float, proven_within: int | None) -> None:
+    def __init__(self, nodes: int, seconds: float, proven_within: int | None,
+                 order: str | None = None) -> None:
         super().__init__()
         self.nodes, self.seconds, self.proven_within = nodes, seconds, proven_within
+        self.order = order          # the λ order being searched, in words (solve only)
 
 
 class _ProgressHook:
@@ -61,8 +63,10 @@ class _ProgressHook:
         now = time.perf_counter()
         if now - self.last_post >= self.POST_EVERY:
             self.last_post = now
-            bound = self.solver.best_upper if self.solver is not None else None
-            self.panel.post_message(_SearchProgress(nodes, now - self.start, bound))
+            solver = self.solver
+            bound = solver.best_upper if solver is not None else None
+            order = solver.current_order if solver is not None else None
+            self.panel.post_message(_SearchProgress(nodes, now - self.start, bound, order))
         return self.cancel.is_set()
 
 
@@ -90,10 +94,11 @@ class SolverPanel(Widget, can_focus=True):
     ``tables``: a tablebase directory whose tables answer the search's leaves (default:
     ``XQSTUDIO_TABLES`` or the studio's own; a directory without tables is simply not used).
 
-    Keys (while the focus is in the panel): ``s`` solve, ``v`` verify, ``m`` switch between
-    continuous check and any moves, ``c``/Esc cancel, ``n``/right and ``p``/left step the main
-    line.  Keys that have nothing to do (cancel with no search, stepping with no line) are
-    left to the host.
+    Keys (while the focus is in the panel): ``s`` solve, ``v`` verify, ``t`` switch between
+    continuous check and any moves, ``x``/Esc cancel, ``.``/right and ``,``/left step the main
+    line, ``g`` plays the line up to the step shown (:class:`SolverPanel.PlayLine`), up/down
+    scroll the results.  Keys that have nothing to do (cancel with no search, stepping with no
+    line) are left to the host.
     """
 
     DEFAULT_CSS = """
@@ -105,12 +110,14 @@ class SolverPanel(Widget, can_focus=True):
     }
     SolverPanel Horizontal {
         height: auto;
-        margin-bottom: 1;
     }
     SolverPanel Button {
         width: auto;
         min-width: 0;
         margin-right: 1;
+    }
+    SolverPanel #solver-actions Button {
+        margin-right: 0;
     }
     SolverPanel #solver-max-label {
         padding: 0 1;
@@ -133,10 +140,13 @@ class SolverPanel(Widget, can_focus=True):
     BINDINGS = [
         Binding("s", "solve", "Solve"),
         Binding("v", "verify", "Verify"),
-        Binding("m", "toggle_mode", "Mode"),
-        Binding("c,escape", "cancel", "Cancel"),
-        Binding("n,right", "step(1)", "Next move"),
-        Binding("p,left", "step(-1)", "Previous move"),
+        Binding("t", "toggle_mode", "Mode (连照/any)"),
+        Binding("x,escape", "cancel", "Cancel search"),
+        Binding("full_stop,right", "step(1)", "Line: next move"),
+        Binding("comma,left", "step(-1)", "Line: previous move"),
+        Binding("g", "play_line", "Play the line to here"),
+        Binding("up", "scroll_up", "Scroll the results", show=False),
+        Binding("down", "scroll_down", "Scroll the results", show=False),
     ]
 
     notation: reactive[str] = reactive("chinese")
@@ -144,15 +154,31 @@ class SolverPanel(Widget, can_focus=True):
     mode: reactive[str] = reactive("checks")
     """``checks``: every attacker move checks (连照杀); ``any``: quiet moves allowed."""
 
+    class PlayLine(Message):
+        """The user asked to play ``moves`` (the main line up to the step shown) from the
+        panel's position on the host's board."""
+
+        def __init__(self, panel: SolverPanel, board: Board, moves: list[Move]) -> None:
+            super().__init__()
+            self.panel = panel
+            self.board = board
+            self.moves = moves
+
+        @property
+        def control(self) -> SolverPanel:
+            return self.panel
+
     class ShowLine(Message):
         """Show ``board`` (the main line played up to the current step) with ``last_move``
-        (None at the start of the line) on the host's board."""
+        (None at the start of the line) on the host's board; ``step`` of ``length`` plies."""
 
-        def __init__(self, panel: SolverPanel, board: Board, last_move: Move | None) -> None:
+        def __init__(self, panel: SolverPanel, board: Board, last_move: Move | None,
+                     step: int = 0, length: int = 0) -> None:
             super().__init__()
             self.panel = panel
             self.board = board
             self.last_move = last_move
+            self.step, self.length = step, length
 
         @property
         def control(self) -> SolverPanel:
@@ -186,10 +212,10 @@ class SolverPanel(Widget, can_focus=True):
             yield Label("max moves", id="solver-max-label")
             yield Input(placeholder=str(DEFAULT_MAX_MOVES[self.mode]), type="integer",
                         id="solver-max-moves", compact=True)
-        with Horizontal():
+        with Horizontal(id="solver-actions"):
             yield Button("Solve (s)", id="solver-solve", variant="primary", compact=True)
             yield Button("Verify (v)", id="solver-verify", compact=True)
-            yield Button("Cancel (c)", id="solver-cancel", variant="error", compact=True)
+            yield Button("Cancel (x)", id="solver-cancel", variant="error", compact=True)
         yield Static(id="solver-progress", markup=False)
         yield Static(id="solver-result", markup=False)
         yield Static(id="solver-line", markup=False)
@@ -212,6 +238,8 @@ class SolverPanel(Widget, can_focus=True):
         if self.running:
             self._cancel_search()
             self._message = f"The {self.running} of the previous position was cancelled."
+        elif self._ready:
+            self.query_one("#solver-progress", Static).update("")   # the old run's figures
         self._redraw()
 
     def validate_notation(self, notation: str) -> str:
@@ -232,9 +260,10 @@ class SolverPanel(Widget, can_focus=True):
             return
         self.query_one("#solver-mode", Button).label = self._mode_label()
         self.query_one("#solver-max-moves", Input).placeholder = str(DEFAULT_MAX_MOVES[mode])
+        self._redraw()
 
     def _mode_label(self) -> str:
-        return f"Mode: {MODE_NAMES[self.mode]} (m)"
+        return f"Mode: {MODE_NAMES[self.mode]} (t)"
 
     # -- starting and stopping searches ----------------------------------------------------
 
@@ -347,9 +376,10 @@ class SolverPanel(Widget, can_focus=True):
             bound = f"searching up to {self._run_max_moves} moves"
         else:
             bound = "searching for the forced length"
+        order = f" \u00b7 {message.order}" if message.order and self.mode == "any" else ""
         self.query_one("#solver-progress", Static).update(
             f"{self.running}: {message.nodes:,} nodes \u00b7 {rate / 1e3:,.0f} k nodes/s \u00b7 "
-            f"{message.seconds:.1f} s \u00b7 {bound}")
+            f"{message.seconds:.1f} s \u00b7 {bound}{order}")
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker = event.worker
@@ -366,17 +396,30 @@ class SolverPanel(Widget, can_focus=True):
             self._message = f"Cannot {job}: {error}" if isinstance(error, SolverError) else \
                 f"The {job} failed: {type(error).__name__}: {error}"
             progress.update("")
+        elif cancelled:
+            # Cancelled: say so, and nothing else (what the search had not finished is not
+            # a finding).
+            self._message = f"{(job or 'search').capitalize()} cancelled."
+            result = worker.result if event.state == WorkerState.SUCCESS else None
+            if isinstance(result, SolveResult) and result.verdict == "mate" and result.length:
+                # A proof finished before the cancel is still a proof: keep it and its line.
+                self.result, self.line = result, list(result.main_line)
+                self._message = (f"Solve cancelled; a mate in at most {result.length} was "
+                                 "proven before it stopped.")
+            progress.update("")
         elif job == "solve":
             result = self.result = worker.result
             assert result is not None           # the solve's SolveResult
             self.line = list(result.main_line)
+            tables = f" \u00b7 {result.tb_leaves:,} leaves from the tablebases" \
+                if result.tb_leaves else ""
             progress.update(f"{result.nodes:,} nodes in {result.seconds:.2f} s "
-                            f"({result.nodes_per_second / 1e3:,.0f} k nodes/s)")
+                            f"({result.nodes_per_second / 1e3:,.0f} k nodes/s){tables}")
         else:
             report = self.report = worker.result
             assert report is not None           # the verify's SoundnessReport
             self.line = list(report.main_line)
-            progress.update("Verify cancelled: the report is incomplete." if cancelled else "")
+            progress.update("")
         self._cancelled_run = cancelled
         self._redraw()
 
@@ -391,8 +434,16 @@ class SolverPanel(Widget, can_focus=True):
         board = self.board.copy(stack=False)
         for move in self.line[:target]:
             board.push(move)
-        self.post_message(self.ShowLine(self, board, self.line[target - 1] if target else None))
+        self.post_message(self.ShowLine(self, board, self.line[target - 1] if target else None,
+                                        target, len(self.line)))
         self._draw_line()
+
+    def action_play_line(self) -> None:
+        """Play the main line up to the step shown (the whole line at step 0) on the host."""
+        if self.board is None or not self.line:
+            return
+        moves = self.line[:self.step or len(self.line)]
+        self.post_message(self.PlayLine(self, self.board.copy(stack=False), moves))
 
     @on(Button.Pressed)
     def _button(self, event: Button.Pressed) -> None:
@@ -413,7 +464,7 @@ class SolverPanel(Widget, can_focus=True):
             return self.running is None and self.board is not None
         if action == "cancel":
             return self.running is not None
-        if action == "step":
+        if action in ("step", "play_line"):
             return bool(self.line)
         return True
 
@@ -445,14 +496,17 @@ class SolverPanel(Widget, can_focus=True):
             return Text(f"s solves, v verifies ({MODE_NAMES[self.mode]}).", style="dim")
         if result is None:
             return Text("")
-        reason = "cancelled" if self._cancelled_run else "a search limit was reached"
+        reason = "a search limit was reached"
+        found = "" if result.order is None or result.mode == "checks" else \
+            f"found at {order_name(result.order)}"
         if result.verdict == "mate" and not result.exact:
-            return Text(f"Mate within {result.length} moves ({reason} before the shortest "
-                        "length was proven)", style="green")
+            why = "; ".join(part for part in (found, "a shorter mate not ruled out") if part)
+            return Text(f"Mate in at most {result.length} ({why})", style="green")
         if result.verdict == "mate":
             kind = "every move a check" if result.mode == "checks" else "quiet moves allowed"
             return Text(f"Mate in {result.length} ({result.plies} "
-                        f"{'ply' if result.plies == 1 else 'plies'}), {kind}", style="green")
+                        f"{'ply' if result.plies == 1 else 'plies'}), {kind}"
+                        + (f", {found}" if found else ""), style="green")
         if result.verdict == "no mate":
             kind = "continuous-check " if result.mode == "checks" else ""
             return Text(f"No {kind}mate within {result.max_moves} moves", style="red")
@@ -465,7 +519,8 @@ class SolverPanel(Widget, can_focus=True):
             return
         moves = write_line(self.board, self.line, self.notation)
         text = Text("Main line", style="bold")
-        text.append(f"  step {self.step}/{len(self.line)}, n/p to step\n", style="dim")
+        text.append(f"  step {self.step}/{len(self.line)} \u00b7 . and , step, g plays it\n",
+                    style="dim")
         text.append_text(numbered(moves, self.board.turn, self.step or None))
         widget.update(text)
 

@@ -129,20 +129,21 @@ def duration(seconds: float) -> str:
     return f"~{seconds / 3600:.1f} h"
 
 
-RESULT_WORDS = {2: "win", 1: "win, drawn by the 60-move rule", 0: "draw",
-                -1: "loss, saved by the 60-move rule", -2: "loss"}
 RESULT_STYLES = {2: "green", 1: "green", 0: "yellow", -1: "red", -2: "red"}
+# The move table's words: short, so the four columns fit a side panel 40 cells wide.
+RESULT_CELLS = {2: "win", 1: "win, 60-move draw", 0: "draw", -1: "loss, 60-move draw",
+                -2: "loss"}
 
 
-def mate_cell(value: TableValue) -> str:
-    """The mate distance in moves and plies, for the side that has just moved."""
+def mate_column(value: TableValue) -> str:
+    """The move table's mate cell: ``in 19 (37)`` (moves, then plies), ``mated in 3 (6)``."""
     if value.wdl == 0:
         return "\u2014"
     plies = value.dtm
-    assert plies is not None                # a won or lost position has its distance
+    assert plies is not None
     if value.wdl > 0:
-        return f"in {(plies + 1) // 2} ({plies} {'ply' if plies == 1 else 'plies'})"
-    return f"mated in {plies // 2} ({plies} plies)"
+        return f"in {(plies + 1) // 2} ({plies})"
+    return f"mated in {plies // 2} ({plies})"
 
 
 def rule_lines(value: TableValue, board: Board) -> list[str]:
@@ -169,26 +170,49 @@ class _BuildProgress(Message, bubble=False):
         self.done, self.total, self.text = done, total, text
 
 
+def remaining_seconds(estimates_done: float, seconds_done: float, estimate: float,
+                      in_table: float, estimates_left: float) -> float:
+    """Re-estimated seconds left of a build: the estimates scaled by how the finished tables
+    compared with theirs, and the current table given at least a quarter of its time so far
+    again once it runs past its own estimate.
+
+    >>> remaining_seconds(10.0, 20.0, 5.0, 4.0, 10.0)    # twice as slow as estimated so far
+    26.0
+    >>> remaining_seconds(0.0, 0.0, 5.0, 8.0, 0.0)       # the only table, past its estimate
+    2.0
+    """
+    pace = seconds_done / estimates_done if estimates_done > 0 and seconds_done > 0 else 1.0
+    current = max(estimate * pace - in_table, in_table / 4)
+    return current + estimates_left * pace
+
+
 class _BuildTracker:
     """``build()``'s progress hook, the one the CLI's progress bar implements
     (``start_table(name, estimate)``, then ``(label, pass, found)`` after every pass), turned
-    into messages for the panel; it stops the build at the next pass once ``cancel`` is set."""
+    into messages for the panel; it stops the build at the next pass once ``cancel`` is set.
+
+    The bar's fraction is the time elapsed over the time elapsed plus the time re-estimated
+    to be left (:func:`remaining_seconds`), so it never sits at its end while work is left."""
 
     POST_EVERY = 0.1     # seconds: passes of small tables come far faster than a screen redraws
 
     def __init__(self, panel: TablebasePanel, plan: BuildPlan, cancel: threading.Event) -> None:
         self.panel, self.cancel = panel, cancel
+        self.estimates = dict(plan.missing)
         self.total = max(plan.seconds, 1e-3)
-        self.finished_estimate = 0.0
+        self.finished_estimate = 0.0       # the estimates of the tables finished
+        self.finished_seconds = 0.0        # the time they really took
         self.table, self.estimate = "", 0.0
         self.start = self.table_start = time.perf_counter()
         self.last_post = 0.0
 
     def start_table(self, name: str, estimate: float) -> None:
         self._stop_if_cancelled()
+        now = time.perf_counter()
         if self.table:
             self.finished_estimate += self.estimate
-        self.table, self.estimate, self.table_start = name, estimate, time.perf_counter()
+            self.finished_seconds += now - self.table_start
+        self.table, self.estimate, self.table_start = name, estimate, now
         self._post(f"{name}: started, {duration(estimate)}", force=True)
 
     def __call__(self, label: str, n: int, found: int) -> None:
@@ -208,12 +232,14 @@ class _BuildTracker:
         if not force and now - self.last_post < self.POST_EVERY:
             return
         self.last_post = now
-        # Like the CLI: time against the estimate, never shown as finished before it is.
-        in_table = min(now - self.table_start, 0.99 * self.estimate)
+        in_table = now - self.table_start
         elapsed = now - self.start
+        left = max(self.total - self.finished_estimate - self.estimate, 0.0)
+        remaining = remaining_seconds(self.finished_estimate, self.finished_seconds,
+                                      self.estimate, in_table, left)
         self.panel.post_message(_BuildProgress(
-            self.finished_estimate + in_table, self.total,
-            f"{text}\n{elapsed:.0f} s elapsed; estimate {duration(self.total)}"))
+            elapsed, elapsed + remaining,
+            f"{text}\n{elapsed:.0f} s elapsed; {duration(remaining)} left (re-estimated)"))
 
 
 class TablebasePanel(Widget, can_focus=True):
@@ -222,9 +248,9 @@ class TablebasePanel(Widget, can_focus=True):
     ``directory``: the table directory (default: ``XQSTUDIO_TABLES`` or the studio's own);
     ``threads``: threads for building (default: the CPUs this process may use).
 
-    Keys (while the focus is in the panel): Enter plays the move of the row, ``b`` the best
-    move, ``h`` shows or hides the DTM histogram, ``B`` builds a missing table and ``c``/Esc
-    cancels the build.  Keys that have nothing to do are left to the host.
+    Keys (while the focus is in the panel): Enter (or a click) plays the move of the row, ``b``
+    the best move, ``h`` shows or hides the DTM histogram, ``B`` builds a missing table and
+    ``x``/Esc cancels the build.  Keys that have nothing to do are left to the host.
     """
 
     DEFAULT_CSS = """
@@ -251,7 +277,8 @@ class TablebasePanel(Widget, can_focus=True):
         color: $text-muted;
     }
     TablebasePanel #tb-moves {
-        height: 1fr;
+        height: auto;
+        max-height: 100%;
         min-height: 4;
     }
     TablebasePanel DtmHistogram {
@@ -263,7 +290,7 @@ class TablebasePanel(Widget, can_focus=True):
         Binding("b", "play_best", "Play best"),
         Binding("h", "toggle_histogram", "DTM histogram"),
         Binding("B", "build", "Build table"),
-        Binding("c,escape", "cancel_build", "Cancel build"),
+        Binding("x,escape", "cancel_build", "Cancel build"),
     ]
 
     notation: reactive[str] = reactive("chinese")
@@ -309,9 +336,7 @@ class TablebasePanel(Widget, can_focus=True):
             yield Button("Build", id="tb-build-button", compact=True)
             yield ProgressBar(id="tb-build-bar", show_eta=False)
             yield Static(id="tb-build-status", markup=False)
-        table: DataTable[Text] = DataTable(id="tb-moves", cursor_type="row", zebra_stripes=True)
-        table.add_columns("Move", "Result", "Mate", "DTC")
-        yield table
+        yield DataTable(id="tb-moves", cursor_type="row", zebra_stripes=True)
         yield DtmHistogram(id="tb-histogram")
 
     def on_mount(self) -> None:
@@ -325,9 +350,8 @@ class TablebasePanel(Widget, can_focus=True):
 
     def show_position(self, board: Board) -> None:
         """Probe ``board`` (not changed; the panel keeps a copy) and show its value."""
-        table = Material.from_board(board).canonical()
-        if self.board is None or table != Material.from_board(self.board).canonical():
-            self._build_note = ""        # the last build's outcome concerns another material
+        if self.board is None or board != self.board:
+            self._build_note = ""        # the last build's outcome was said; a new position
         self.board = board.copy(stack=False)
         self._refresh()
 
@@ -414,7 +438,10 @@ class TablebasePanel(Widget, can_focus=True):
         if not self._ready:
             return
         table = self.query_one("#tb-moves", DataTable)
-        table.clear()
+        # Columns are made afresh each time, so their widths fit this position's cells (a
+        # cleared table keeps the widths of the widest cells it ever had).
+        table.clear(columns=True)
+        table.add_columns("Move", "Result", "Mate (plies)", "DTC")
         table.display = self.value is not None and bool(self.ranked)
         if self.board is None:
             return
@@ -423,9 +450,9 @@ class TablebasePanel(Widget, can_focus=True):
             style = RESULT_STYLES[value.wdl]
             table.add_row(
                 Text(write_move(self.board, item.move, self.notation)),
-                Text(RESULT_WORDS[value.wdl], style=style),
-                Text(mate_cell(value), style=style),
-                Text("\u2014" if value.dtc is None else f"{value.dtc} plies"),
+                Text(RESULT_CELLS[value.wdl], style=style),
+                Text(mate_column(value), style=style),
+                Text("\u2014" if value.dtc is None else str(value.dtc)),
                 key=item.move.iccs())
 
     # -- the histogram ---------------------------------------------------------------------
@@ -494,7 +521,7 @@ class TablebasePanel(Widget, can_focus=True):
                                                              progress=0)
         self.query_one("#tb-build-status", Static).update(
             f"Building {', '.join(plan.names)}: {duration(plan.seconds)}. "
-            "c or Esc cancels at the end of the current pass.")
+            "x or Esc cancels at the end of the current pass.")
         self._show_build_block()
         self.refresh_bindings()
         self._build_in_thread(plan)

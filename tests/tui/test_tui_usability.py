@@ -1,0 +1,206 @@
+"""Issue 15, what a person sees: the minimum-size message, the panels' keys from the tab bar,
+the tablebase table's columns sized afresh, the solver's line stepped in the status line and
+played into the move list, cancel saying only that, the zoomed panel, and every binding in
+the help."""
+from __future__ import annotations
+
+import importlib
+import inspect
+import io
+import pkgutil
+import time
+
+from rich.console import Console
+from rich.text import Text
+from textual.binding import Binding
+from textual.dom import DOMNode
+from textual.widgets import DataTable, Static, Tabs
+
+import tui
+from tablebases.build import build
+from tui.app import XQStudioApp
+from tui.screens.help import HelpScreen
+from tui.screens.too_small import TooSmallScreen
+from tui.widgets.move_list import MoveList
+from tui.widgets.solver_panel import SolverPanel
+from tui.widgets.tablebase_panel import TablebasePanel, remaining_seconds
+from xiangqi.pieces import square
+
+ROOK_AND_ADVISORS = "3ak4/4a4/9/9/9/9/9/9/9/3K4R w"   # mate in 3 with quiet moves
+HORSE_MATE = "9/9/3ak4/9/9/9/9/9/9/N2K5 w"          # KNKA: mate in 19
+HORSE_DRAW = "9/4N4/3ak4/9/9/9/9/9/9/3K5 b"         # KNKA: the horse is taken, a draw
+
+
+async def wait_for(pilot, condition, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        await pilot.pause(0.02)
+
+
+def text_of(node, selector: str) -> str:
+    return str(node.query_one(selector, Static).content)
+
+
+def test_below_80_by_24_the_screen_says_so_and_recovers(studio):
+    async def scenario(pilot):
+        small = pilot.app.screen
+        message = text_of(small, "#too-small-message") if isinstance(small, TooSmallScreen) \
+            else ""
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause(0.1)
+        return type(small), message, type(pilot.app.screen).__name__
+
+    shown, message, after = studio(scenario, size=(70, 20))
+    assert shown is TooSmallScreen
+    assert message.startswith("Window too small (70×20): XQ Studio needs 80×24.")
+    assert after == "AnalyseScreen"
+
+
+def test_panel_keys_work_from_the_tab_bar_and_the_line_steps_in_the_status(studio, tmp_path,
+                                                                          monkeypatch):
+    monkeypatch.setenv("XQSTUDIO_TABLES", str(tmp_path))
+
+    async def scenario(pilot):
+        screen = pilot.app.screen
+        screen.query_one("#side-panels").active = "solver-tab"
+        screen.query_one("#side-panels").query_one(Tabs).focus()
+        await pilot.pause()
+        hint = text_of(screen, "#solver-result")
+        await pilot.press("t")                       # the mode, from the tab bar
+        await pilot.pause()
+        hint_after_mode = text_of(screen, "#solver-result")
+        await pilot.press("s")
+        panel = screen.query_one(SolverPanel)
+        await wait_for(pilot, lambda: panel.result is not None)
+        await pilot.pause()
+        result = text_of(screen, "#solver-result")
+        await pilot.press("full_stop", "full_stop", "full_stop")
+        status = text_of(screen, "#status")
+        await pilot.press("g")
+        await pilot.pause()
+        return hint, hint_after_mode, result, status, \
+            text_of(screen, "#status"), screen.ply, screen.query_one(MoveList).ply
+
+    hint, hint_after, result, stepped, played, ply, list_ply = studio(
+        scenario, fen=ROOK_AND_ADVISORS, size=(80, 24))
+    assert "连照" in hint and "any moves" in hint_after and "连照" not in hint_after
+    assert result.startswith("Mate in 3 (5 plies), quiet moves allowed")
+    assert stepped.endswith("solver line 3/5 (preview; g plays it)")
+    assert played.endswith("ply 3/3") and ply == 3 and list_ply == 3
+
+
+def test_cancelled_verify_says_cancelled_and_nothing_else(studio, tmp_path, monkeypatch):
+    monkeypatch.setenv("XQSTUDIO_TABLES", str(tmp_path))
+
+    async def scenario(pilot):
+        screen = pilot.app.screen
+        panel = screen.query_one(SolverPanel)
+        panel.mode = "any"
+        screen.action_verify()                        # from the start position: never ends
+        await wait_for(pilot, lambda: "nodes" in text_of(panel, "#solver-progress"))
+        panel.focus()
+        await pilot.press("x")
+        await wait_for(pilot, lambda: panel.running is None)
+        await pilot.pause()
+        return [text_of(panel, f"#solver-{part}") for part in ("progress", "result", "report")]
+
+    assert studio(scenario) == ["", "Verify cancelled.", ""]
+
+
+def test_zoom_shows_the_panel_over_the_screen_and_escape_puts_it_back(studio):
+    async def scenario(pilot):
+        screen = pilot.app.screen
+        screen.query_one("#side-panels").active = "solver-tab"
+        await pilot.press("z")
+        zoomed = screen.maximized
+        await pilot.press("escape")
+        return zoomed, screen.maximized
+
+    zoomed, after = studio(scenario, size=(80, 24))
+    assert isinstance(zoomed, SolverPanel) and after is None
+
+
+def test_move_table_columns_fit_each_position(tmp_path):
+    build(["KNKA"], tmp_path, log=lambda line: None)
+    import asyncio
+
+    from tests.tui.test_tablebase_panel import Host, settle  # the panel's small host app
+    from xiangqi import Board
+
+    panel = TablebasePanel(tmp_path, board=Board(HORSE_DRAW), threads=1)
+
+    async def run():
+        async with Host(panel).run_test(size=(60, 40)) as pilot:
+            await settle(pilot)
+            first = panel.value.wdl if panel.value else None
+            panel.show_position(Board(HORSE_MATE))
+            await settle(pilot)
+            table = panel.query_one("#tb-moves", DataTable)
+            widths = []
+            for index, column in enumerate(table.ordered_columns):
+                cells = [table.get_row_at(row)[index] for row in range(table.row_count)]
+                widest = max(Text(str(c)).cell_len for c in [*cells, column.label])
+                widths.append((column.content_width, widest))
+            return first, widths
+
+    first, widths = asyncio.run(run())
+    assert first == 0                  # the draw first, then the long mate
+    assert all(width == widest for width, widest in widths), widths
+
+
+def test_build_estimate_is_revised_from_the_real_pace():
+    # Finished tables took twice their estimate: the rest is expected to as well.
+    assert remaining_seconds(10, 20, 5, 4, 10) == 26
+    # A table past its estimate is never shown as done.
+    assert remaining_seconds(0, 0, 5, 8, 0) > 0
+
+
+def _classes_with_bindings() -> list[type[DOMNode]]:
+    found = []
+    for module_info in pkgutil.walk_packages(tui.__path__, "tui."):
+        module = importlib.import_module(module_info.name)
+        for _, value in inspect.getmembers(module, inspect.isclass):
+            if issubclass(value, DOMNode) and value.__module__ == module.__name__ and \
+                    "BINDINGS" in vars(value) and value.BINDINGS:
+                found.append(value)
+    return found
+
+
+def test_help_lists_every_binding_of_every_class(studio):
+    async def scenario(pilot):
+        await pilot.press("question_mark")
+        screen = pilot.app.screen
+        assert isinstance(screen, HelpScreen)
+        console = Console(width=120, record=True, file=io.StringIO())
+        for section in screen.query(".help-section").results(Static):
+            console.print(section.content)
+        return console.export_text(), pilot.app
+
+    text, app = studio(scenario)
+    classes = _classes_with_bindings()
+    assert TablebasePanel in classes and SolverPanel in classes
+    lines = text.splitlines()
+    for node_class in [XQStudioApp, *classes]:
+        for binding in Binding.make_bindings(node_class.BINDINGS):
+            key = app.get_key_display(binding)
+            assert any(key in line and binding.description in line for line in lines), \
+                (node_class.__name__, binding.key, binding.description)
+
+
+def test_picking_the_opponents_piece_or_an_unreachable_point_is_explained(studio):
+    async def scenario(pilot):
+        screen = pilot.app.screen
+        board = screen.query_one("#board")
+        board.cursor = square(4, 9)              # Black's king, Red to move
+        await pilot.press("enter")
+        opponent = text_of(screen, "#status")
+        board.cursor = square(0, 0)              # Red's rook on a0, then a5
+        await pilot.press("enter")
+        board.cursor = square(0, 5)
+        await pilot.press("enter")
+        return opponent, text_of(screen, "#status")
+
+    opponent, unreachable = studio(scenario)
+    assert opponent == "Red 红方 to move · The 将 on e9 is Black's; Red is to move."
+    assert unreachable.endswith("The 车 on a0 cannot go to a5: not a move it can make.")
