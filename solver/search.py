@@ -2,7 +2,7 @@
 
 >>> from xiangqi import Board
 >>> result = solve(Board("3k5/9/9/9/9/9/9/9/9/R3K4 w"), mode="checks")
->>> result.verdict, result.length, [m.iccs() for m in result.main_line]
+>>> str(result.verdict), result.length, [m.iccs() for m in result.main_line]
 ('mate', 1, ['a0d0'])
 """
 from __future__ import annotations

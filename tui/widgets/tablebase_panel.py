@@ -40,15 +40,16 @@ from tablebases.build import (
     build,
     default_threads,
     estimated_seconds,
-    indexer_for,
     memory_needed,
 )
 from tablebases.format import table_path
-from tablebases.probe import NATURAL_LIMIT_PLIES, RankedMove
+from tablebases.material import indexer_for
+from tablebases.probe import RankedMove
 from tablebases.stats import SideStats, table_stats
 from xiangqi import Board, Move
 from xiangqi.notation import NOTATIONS, write_move
 from xiangqi.pieces import COLOR_NAMES, legal_points
+from xiangqi.rules import NATURAL_LIMIT_PLIES
 
 from .dtm_histogram import DtmHistogram
 
