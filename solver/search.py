@@ -20,9 +20,9 @@ from .types import MODES, Mode, Verdict
 DEFAULT_MAX_MOVES: dict[str, int] = {Mode.CHECKS: 200, Mode.ANY: 20}
 # λ orders tried, lowest first, before the full-width search in "any" mode (see _dfpn).
 DEFAULT_LAMBDA_ORDERS = 3
-# "any" mode: the bounds tried before the one asked for (see Solver.shortest).
-BOUND_STEPS = (3, 6, 10, 15, 20, 30, 45, 70, 100)
-FULL_WIDTH_STEPS = 10      # ... and the largest of them also searched full width
+# "any" mode: the small bounds searched full width before the one asked for (see
+# Solver._schedule).
+FULL_WIDTH_STEPS = (3, 6, 10)
 # Of a time or node budget, the share the proof may use before the main line is extracted:
 # a mate that is found always comes with its line.
 LINE_RESERVE = 0.15
@@ -213,10 +213,9 @@ class Solver:
     def shortest(self, board: Board, upper: int) -> tuple[str, int | None]:
         """The number of attacker moves to mate from ``board``, searching up to ``upper``.
 
-        Returns (PROVEN, n), (DISPROVEN, None) or (UNKNOWN, None).  In "any" mode the bound
-        grows in steps (:data:`BOUND_STEPS`, then ``upper``), each tried at the λ orders and
-        full width: a short mate is far cheaper to find with a bound near its length.  A
-        mate found at a λ order is first made as short as that order can make it; its
+        Returns (PROVEN, n), (DISPROVEN, None) or (UNKNOWN, None).  In "any" mode the searches
+        of :meth:`_schedule` run in turn, each within a share of the budget left.  A mate
+        found at a λ order is first made as short as that order can make it; its
         minimality then needs a complete (full-width) disproof of one move less.
         :attr:`exact` says whether that held (False: a mate in ``n`` is proven, a shorter one
         not ruled out within the budget)."""
@@ -227,27 +226,16 @@ class Solver:
         root = board == self.board and board.ply_count == self.board.ply_count
         found_order = None
         length = None
-        bounds = [upper] if self.mode == Mode.CHECKS else \
-            [b for b in BOUND_STEPS if b < upper] + [upper]
         status: str = UNKNOWN
-        for bound in bounds:
-            final = bound == upper
-            # Full width below the final bound only where it is cheap enough to pay off.
-            complete = [self.full_order] if final or bound <= FULL_WIDTH_STEPS else []
-            for order in self.lambda_orders + complete:
-                # Below the final bound each search may take half of what is left, so that
-                # a hard small bound does not eat the budget of the bounds after it.
-                last = final and order == self.full_order
-                status, length = self._sliced(board, bound, order, 1.0 if last else 0.5)
-                if status == PROVEN:
-                    found_order = order
-                    break
-                if status == UNKNOWN and self.search.stopped:
-                    return UNKNOWN, None      # the budget is spent, or the user cancelled
-                if status == DISPROVEN and order == self.full_order and final:
-                    return DISPROVEN, None
-            if found_order is not None:
+        for bound, order, share in self._schedule(upper):
+            status, length = self._sliced(board, bound, order, share)
+            if status == PROVEN:
+                found_order = order
                 break
+            if status == UNKNOWN and self.search.stopped:
+                return UNKNOWN, None      # the budget is spent, or the user cancelled
+            if status == DISPROVEN and order == self.full_order and bound == upper:
+                return DISPROVEN, None
         if found_order is None:
             return (DISPROVEN if status == DISPROVEN else UNKNOWN), None
         assert length is not None       # a proof has its length
@@ -273,6 +261,23 @@ class Solver:
                     self.exact = False
                     return PROVEN, high
         return PROVEN, high
+
+    def _schedule(self, upper: int) -> list[tuple[int, int, float]]:
+        """The searches a query runs until one proves a mate: (bound, order, share of the
+        budget left).  λ orders 1 and 2 at the bound asked for (a larger bound admits more
+        threats, so their proofs come sooner; 《适情雅趣》 No. 181: 1.9 s at 30 moves against
+        7.2 s at 10); full width at small bounds (endgames: No. 455, mate in 5, in 1.8 s at 10
+        moves, not within 10 s at 30); the higher orders; full width at the bound asked for,
+        with all that is left."""
+        if self.mode == Mode.CHECKS:
+            return [(upper, self.full_order, 1.0)]
+        low = [order for order in self.lambda_orders if order <= 2]
+        high = [order for order in self.lambda_orders if order > 2]
+        schedule = [(upper, order, 0.6) for order in low]
+        schedule += [(bound, self.full_order, 0.3) for bound in FULL_WIDTH_STEPS
+                     if bound < upper]
+        schedule += [(upper, order, 0.5) for order in high]
+        return schedule + [(upper, self.full_order, 1.0)]
 
     def _sliced(self, board: Board, remaining: int, order: int,
                 share: float) -> tuple[str, int | None]:
@@ -487,18 +492,26 @@ class Solver:
 
     def _line_within_reserve(self, length: int, exact: bool, cancelled: bool) -> list[Move]:
         """The main line of a proven mate.  Its proof is in the table, so the line costs
-        little; if the reserve still runs out (or the user cancelled), the line is finished
-        without limits at the proving order, which only follows the stored proof."""
+        little: an exact mate's line is searched (the longest defence proven), an inexact
+        one follows the stored proof.  If the reserve still runs out (or the user
+        cancelled), the line is finished past the budget by following the stored proof,
+        within a cap of its own."""
         self.search.stopped = 0
         if not cancelled:
-            line = self.main_line(length, exact=exact)
+            self._follow_stored_proof = not exact
+            try:
+                line = self.main_line(length, exact=exact)
+            finally:
+                self._follow_stored_proof = False
             if self._line_complete(line):
                 return line
         deadline, node_limit, progress = (self.search.deadline, self.search.node_limit,
                                           self.search.progress)
-        # No clock, but a node cap: following a proof that is in the table costs next to
-        # nothing; re-proving evicted parts costs about what proving them did.
-        self.search.deadline, self.search.progress = 0, None
+        # Following a proof that is in the table costs next to nothing; re-proving evicted
+        # parts costs about what proving them did: capped at twice the nodes so far and at
+        # the time budget again (5 s at least).
+        self.search.progress = None
+        self.search.deadline = time.time() + max(5.0, self.limits.seconds)
         self.search.node_limit = self.search.nodes + max(2 * self.search.nodes, 2_000_000)
         self.search.stopped = 0
         self._follow_stored_proof = True
