@@ -335,9 +335,9 @@ class BoardView(Widget, can_focus=True):
         return self._selected
 
     @property
-    def shown(self) -> Board:
-        """A copy of the position shown."""
-        return self._board.copy()
+    def shown(self) -> Board | None:
+        """A copy of the position shown (None before the first)."""
+        return None if self._board is None else self._board.copy()
 
     def set_board(self, board: Board, last_move: Move | None = None) -> None:
         """Show a copy of ``board`` with ``last_move`` marked; the selection is dropped."""
