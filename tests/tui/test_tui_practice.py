@@ -276,3 +276,34 @@ def test_practice_snapshot(catalogue, snap_compare):
         await enter_move(pilot, screen, "f6g8")
 
     assert snap_compare(XQStudioApp(), run_before=first_move, terminal_size=SIZE)
+
+
+@pytest.mark.slow
+def test_progress_is_kept_and_shown_and_next_picks_an_unmastered_pattern(example, catalogue,
+                                                                         drive):
+    from puzzles.catalogue import next_puzzle, pattern_progress
+
+    async def scenario(pilot):
+        screen = await practise_first_hit(pilot, "马后炮")
+        await pilot.press("h")
+        await settle(pilot)
+        await enter_move(pilot, screen, "f6g8")
+        await enter_move(pilot, screen, "i6i8")             # mate, with one hint
+        await pilot.press("escape")
+        await settle(pilot)
+        catalogue_screen = pilot.app.screen
+        table = catalogue_screen.query_one("#catalogue-results")
+        marks = [str(mark) for mark in table.get_column("done")]
+        description = str(catalogue_screen.query_one("#catalogue-description", Static).render())
+        await pilot.press("n")
+        await settle(pilot)
+        return marks, description, pilot.app.screen
+
+    marks, description, next_screen = drive(XQStudioApp(), scenario, SIZE)
+    progress = pattern_progress(catalogue)[example.pattern]
+    assert (progress.solved, progress.clean, progress.hints, progress.mastered) == (1, 0, 1, False)
+    assert marks[0] == "·"                      # solved, with help
+    assert (f"Progress: 1 of {progress.examples} solved (0 without help) · 0 wrong tries · "
+            "1 hint") in description
+    assert isinstance(next_screen, PracticeScreen)
+    assert next_screen.entry == next_puzzle(catalogue)

@@ -23,10 +23,12 @@ rules forbid is announced as in analyse mode.
 """
 from __future__ import annotations
 
+import sqlite3
 import threading
 from collections.abc import Callable
 from functools import partial
 
+import sqlite_utils
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -36,7 +38,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 from textual.worker import Worker, WorkerState
 
-from puzzles.catalogue import Entry
+from puzzles.catalogue import CatalogueError, Entry, next_puzzle, open_catalogue, record_progress
+from puzzles.paths import default_database
 from solver.practice import MoveEvaluation, Practice, PracticeError
 from solver.search import Limits
 from xiangqi import BLACK, Board, Move
@@ -107,6 +110,7 @@ class PracticeScreen(Screen):
         Binding("s", "show_solution", "Solution"),
         Binding("u", "take_back", "Take back a pair"),
         Binding("r", "restart", "Restart"),
+        Binding("n", "next_puzzle", "Next puzzle"),
         Binding("escape", "leave", "Leave the practice"),
     ]
 
@@ -135,6 +139,8 @@ class PracticeScreen(Screen):
         self.solution_seen = False            # "s" was pressed: the solution counts as seen
         self.refuting = False                 # a wrong try and its refutation are shown
         self._hint: tuple[str, Move, int] | None = None   # FEN, the hint's move, its step
+        self._solve_recorded = False          # this attempt's mate is in the progress table
+        self.db: sqlite_utils.Database | None = None   # where an entry's progress goes
         self._cancel = threading.Event()      # set when the screen goes: stops the search
         self._announced: int | None = None    # the ply whose repetition was announced
 
@@ -154,11 +160,27 @@ class PracticeScreen(Screen):
 
     def on_mount(self) -> None:
         self.query_one("#practice-moves", MoveList).border_title = "Moves"
+        try:
+            self.db = open_catalogue(default_database(), build_if_missing=False)
+        except (CatalogueError, sqlite3.Error):
+            self.db = None          # progress is not kept, "next puzzle" not offered
         self._show()
         self._open_session()
 
     def on_unmount(self) -> None:
         self._cancel.set()
+        if self.db is not None:
+            self.db.close()
+
+    def _record(self, **counts) -> None:
+        """Add to the entry's progress in the catalogue (see
+        :func:`puzzles.catalogue.record_progress`); a failure is shown, not raised."""
+        if self.db is None or self.entry is None:
+            return
+        try:
+            record_progress(self.db, self.entry, **counts)
+        except CatalogueError as error:
+            self.notify(str(error), severity="warning")
 
     # -- the thinking worker -----------------------------------------------------------------
 
@@ -206,6 +228,7 @@ class PracticeScreen(Screen):
         self.wrong_tries = self.hints = 0
         self.solution_seen = False
         self._hint = None
+        self._solve_recorded = False
         if self.entry is not None and self.entry.stipulation == "draw":
             self._cannot_start([f"{self.entry.title} is a draw study (和局): there is no "
                                 "forced mate to practise"])
@@ -229,6 +252,7 @@ class PracticeScreen(Screen):
 
     def _session_opened(self, practice: Practice) -> None:
         self.practice = practice
+        self._record(attempt=True)
         side = SIDE_NAMES[practice.attacker]
         self.query_one("#practice-problem", Static).update(
             f"{self.heading}\n{side} to play: {mate_in(practice.length)}, "
@@ -293,6 +317,10 @@ class PracticeScreen(Screen):
         self._check_repetition(after_move)
         if defence is None:
             self._say(self._ending(words), "good")
+            if not self._solve_recorded:
+                self._solve_recorded = True
+                self._record(solved=True, clean=not (self.wrong_tries or self.hints
+                                                     or self.solution_seen))
             return
         assert evaluation.moves is not None     # it keeps the mate: its length is known
         verdict = f"✓ {words} keeps the forced mate: {mate_in(evaluation.moves)}"
@@ -323,6 +351,7 @@ class PracticeScreen(Screen):
         """A wrong try: say why, play the refuting defence on the board (not the right
         move), then take both back after :data:`REFUTATION_SHOWN_SECONDS`."""
         self.wrong_tries += 1
+        self._record(tries=1)
         self._show_score()
         move = evaluation.move
         words = write_move(before, move, "chinese")
@@ -399,12 +428,14 @@ class PracticeScreen(Screen):
             assert piece is not None        # the hint is a legal move
             name = CHINESE_PIECES[piece.color][piece.piece_type]
             self.hints += 1
+            self._record(hints=1)
             self._say(f"Hint 1 of 2: move the {name} marked on the board "
                       "(h again for the move).")
             board_view.mark_squares([move.from_square], "hint")
         else:
             if self._hint is not None and self._hint[2] == 1:
                 self.hints += 1
+                self._record(hints=1)
             self._hint = (board.fen(), move, 2)
             self._say(f"Hint 2 of 2: {write_move(board, move, 'chinese')}, "
                       f"{mate_in(self.session.remaining)}.")
@@ -428,6 +459,7 @@ class PracticeScreen(Screen):
 
     def _show_solution(self, board: Board, line: list[Move]) -> None:
         self.solution_seen = True
+        self._record(solutions=1)
         self._show_score()
         self.query_one("#practice-solution", Static).update(
             f"Solution from here: {numbered_line(board, line)}")
@@ -459,9 +491,19 @@ class PracticeScreen(Screen):
         self.wrong_tries = self.hints = 0
         self.solution_seen = False
         self._hint = None
+        self._solve_recorded = False
+        self._record(attempt=True)
         self._announced = None
         self._show()
         self._say(f"Restarted: {mate_in(self.session.length)}.")
+
+    def action_next_puzzle(self) -> None:
+        """Practise the next kill-pattern example: unmastered patterns first."""
+        entry = None if self.db is None else next_puzzle(self.db, self.entry)
+        if self.thinking or entry is None:
+            self.app.bell()
+            return
+        self.app.switch_screen(PracticeScreen(entry))
 
     def action_leave(self) -> None:
         self.app.pop_screen()
