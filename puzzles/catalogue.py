@@ -13,7 +13,11 @@ it.  Tables:
   verdict, length, main line, source, licence);
 * ``search`` -- a full-text index (FTS5) over names, aliases, descriptions and titles; Chinese
   text is indexed character by character, so any run of characters can be searched;
-* ``meta`` -- schema version, build time, solver version.
+* ``meta`` -- schema version, build time, solver version;
+* ``progress`` -- the user's practice of each entry (sessions, mates, clean mates, wrong
+  tries, hints, solutions shown): :func:`pattern_progress` says which kill patterns are
+  mastered and :func:`next_puzzle` picks from the others first.  It is created when a
+  catalogue is opened (older catalogues lack it), and a rebuild keeps it.
 """
 from __future__ import annotations
 
@@ -257,6 +261,7 @@ def build(path: Path | str | None = None, data_dir: Path = DATA_DIR, verify: boo
             db.table("examples").insert_all(example_rows)
             db.table("compositions").insert_all(compositions)
             _index_search(db)
+            _carry_progress(db, path)
         db.conn.close()
         umask = os.umask(0)
         os.umask(umask)
@@ -270,6 +275,23 @@ def build(path: Path | str | None = None, data_dir: Path = DATA_DIR, verify: boo
     report.compositions = len(compositions)
     report.verified = len(example_rows) if verify else 0
     return report
+
+
+def _carry_progress(db: sqlite_utils.Database, old: Path) -> None:
+    """Copy the user's progress from the catalogue being replaced (its entry ids come from
+    the same source order)."""
+    if not old.exists():
+        return
+    try:
+        source = sqlite3.connect(f"file:{old}?mode=ro", uri=True)
+        try:
+            rows = source.execute("SELECT kind, entry_id, pattern_id, attempts, solved, clean, "
+                                  "tries, hints, solutions, last_at FROM progress").fetchall()
+        finally:
+            source.close()
+    except sqlite3.Error:
+        return                          # no progress table, or not a catalogue: nothing kept
+    db.conn.executemany("INSERT INTO progress VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
 
 
 def _create_schema(db: sqlite_utils.Database) -> None:
@@ -290,6 +312,7 @@ def _create_schema(db: sqlite_utils.Database) -> None:
     db.table("compositions").create_index(["collection", "number"], unique=True)
     db.table("compositions").create_index(["moves"])
     db.execute("CREATE VIRTUAL TABLE search USING fts5(kind UNINDEXED, ref UNINDEXED, title, body)")
+    db.execute(PROGRESS_SQL)
 
 
 _CJK = re.compile(r"([\u3400-\u9fff\uf900-\ufaff])")
@@ -327,6 +350,10 @@ def open_catalogue(path: Path | str | None = None,
     if version is None or int(version[0]) != SCHEMA_VERSION:
         raise CatalogueError(f"{path} has schema {version[0] if version else '?'}, this program "
                              f"reads {SCHEMA_VERSION}: rebuild it with xqstudio catalogue build")
+    try:
+        ensure_progress_table(db)
+    except sqlite3.OperationalError as error:
+        raise database_error(db, error) from None
     return db
 
 
@@ -730,3 +757,103 @@ def export_records(db: sqlite_utils.Database, collection: str | None = None,
                    {"title": r["title"], "event": f"{r['collection']} {r['number']}",
                     "result": "1-0" if r["verdict"] == "mate" else "*"})
             for r in db.query(sql + " ORDER BY collection, number", params)]
+
+
+# -- the user's progress ------------------------------------------------------------------------
+
+PROGRESS_SQL = """CREATE TABLE IF NOT EXISTS progress (
+    kind TEXT NOT NULL, entry_id INTEGER NOT NULL, pattern_id TEXT,
+    attempts INTEGER NOT NULL DEFAULT 0, solved INTEGER NOT NULL DEFAULT 0,
+    clean INTEGER NOT NULL DEFAULT 0, tries INTEGER NOT NULL DEFAULT 0,
+    hints INTEGER NOT NULL DEFAULT 0, solutions INTEGER NOT NULL DEFAULT 0,
+    last_at TEXT, PRIMARY KEY (kind, entry_id))"""
+"""One row an entry practised: practice sessions started (``attempts``), mates reached
+(``solved``), mates reached without wrong tries, hints or the solution (``clean``), wrong
+tries, hint steps and solutions shown, and when it was last practised."""
+
+
+@dataclass(frozen=True)
+class PatternProgress:
+    """How far a user has got with a kill pattern: of its ``examples``, how many were
+    ``solved`` at least once and how many ``clean`` (mated without wrong tries, hints or the
+    solution); the wrong ``tries``, hint steps and ``solutions`` shown in all.  A pattern is
+    ``mastered`` when every example has been solved clean."""
+    pattern: str
+    examples: int
+    solved: int
+    clean: int
+    tries: int
+    hints: int
+    solutions: int
+
+    @property
+    def mastered(self) -> bool:
+        return self.examples > 0 and self.clean == self.examples
+
+
+def ensure_progress_table(db: sqlite_utils.Database) -> None:
+    """Create the progress table if this catalogue (built before it existed) lacks it."""
+    with db.conn:
+        db.conn.execute(PROGRESS_SQL)
+
+
+def record_progress(db: sqlite_utils.Database, entry: Entry, *, attempt: bool = False,
+                    solved: bool = False, clean: bool = False, tries: int = 0, hints: int = 0,
+                    solutions: int = 0) -> None:
+    """Add to ``entry``'s progress, in one transaction (a locked database raises a
+    :class:`CatalogueError` naming the file, and nothing is written)."""
+    now = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+    values = [int(attempt), int(solved), int(solved and clean), tries, hints, solutions]
+    try:
+        with db.conn:
+            if not db.conn.in_transaction:
+                db.conn.execute("BEGIN IMMEDIATE")
+            db.conn.execute(
+                "INSERT INTO progress (kind, entry_id, pattern_id, attempts, solved, clean, "
+                "tries, hints, solutions, last_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (kind, entry_id) DO UPDATE SET attempts = attempts + excluded."
+                "attempts, solved = solved + excluded.solved, clean = clean + excluded.clean, "
+                "tries = tries + excluded.tries, hints = hints + excluded.hints, solutions = "
+                "solutions + excluded.solutions, last_at = excluded.last_at",
+                [entry.kind, entry.id, entry.pattern, *values, now])
+    except sqlite3.OperationalError as error:
+        raise database_error(db, error, "the progress was not saved") from None
+
+
+def entry_progress(db: sqlite_utils.Database) -> dict[tuple[str, int], tuple[int, int]]:
+    """``(kind, id) -> (solved, clean)`` for every entry practised."""
+    return {(kind, entry_id): (solved, clean) for kind, entry_id, solved, clean in db.execute(
+        "SELECT kind, entry_id, solved, clean FROM progress")}
+
+
+def pattern_progress(db: sqlite_utils.Database) -> dict[str, PatternProgress]:
+    """Every kill pattern's progress (see :class:`PatternProgress`), by pattern id."""
+    rows = db.execute(
+        "SELECT e.pattern_id, count(*), sum(coalesce(g.solved, 0) > 0), "
+        "sum(coalesce(g.clean, 0) > 0), sum(coalesce(g.tries, 0)), sum(coalesce(g.hints, 0)), "
+        "sum(coalesce(g.solutions, 0)) FROM examples e LEFT JOIN progress g "
+        "ON g.kind = 'example' AND g.entry_id = e.id GROUP BY e.pattern_id").fetchall()
+    return {row[0]: PatternProgress(*row) for row in rows}
+
+
+def next_puzzle(db: sqlite_utils.Database, after: Entry | None = None) -> Entry | None:
+    """The example to practise next: from the first pattern (in the source order) not yet
+    mastered, its first example not yet solved clean; once every pattern is mastered, the
+    example practised longest ago.  ``after`` (the one just practised) is not picked again
+    unless it is the only example."""
+    mastered = {pattern for pattern, progress in pattern_progress(db).items()
+                if progress.mastered}
+    rows = db.execute(
+        "SELECT e.id, e.pattern_id, coalesce(g.clean, 0), g.last_at FROM examples e "
+        "JOIN patterns p ON p.id = e.pattern_id LEFT JOIN progress g "
+        "ON g.kind = 'example' AND g.entry_id = e.id ORDER BY p.rowid, e.id").fetchall()
+    skip = after.id if after is not None and after.kind == "example" else None
+    choices = [row for row in rows if row[0] != skip] or rows
+    if not choices:
+        return None
+    open_ones = [row for row in choices if row[1] not in mastered and not row[2]]
+    if open_ones:
+        chosen = open_ones[0]
+    else:
+        chosen = min(choices, key=lambda row: row[3] or "")
+    return get_entry(db, "example", chosen[0])

@@ -5,7 +5,9 @@ The position starts with the attacker to move and a forced mate (continuous chec
 shortest mate the solver proves (with the tablebase answering the positions it covers):
 it mates, keeps the forced mate -- the fastest or a slower one, with its length -- or loses
 it, and then the fastest move is named.  The program answers with the defence that holds out
-longest.
+longest.  For a move that loses the mate, :meth:`Practice.refutation` finds the defence that
+shows why: a reply after which the attacker no longer mates within the moves left (the
+trainer shows it instead of the right move, which :meth:`Practice.hint` gives on request).
 
 Ties, here as in :meth:`solver.Solver.main_line`: among equally fast mates and among equally
 long defences, the first move in ICCS order (``a0a1`` < ``a0b0`` < ... < ``i9i8``) is taken,
@@ -29,6 +31,10 @@ defence after it) to try again.
 (True, 5, False, 'i0f0')
 >>> [m.iccs() for m in practice.solution()]
 ['i0f0', 'e8f7', 'f0f7']
+>>> practice.evaluate(Move.from_iccs("e0d0")).keeps_mate
+False
+>>> practice.refutation(Move.from_iccs("e0d0")).iccs()      # the start position again
+'f9e9'
 """
 from __future__ import annotations
 
@@ -45,6 +51,7 @@ from .types import Mode, Verdict
 
 ATTACKER, DEFENDER = "attacker", "defender"
 SLOW_MATE_SLACK = 4           # mode "any": moves beyond the shortest mate still judged
+REFUTATION_SECONDS = 3.0      # the whole search for a wrong try's refuting defence
 
 
 class PracticeError(SolverError):
@@ -241,6 +248,40 @@ class Practice:
 
     # -- the defender -----------------------------------------------------------------------
 
+    def refutation(self, move: Move, seconds: float = REFUTATION_SECONDS) -> Move | None:
+        """The defence that refutes ``move``, a try of the attacker to move that loses the
+        forced mate: the first reply in ICCS order after which the attacker has no forced
+        mate within the moves left (:attr:`max_moves` less the try), proven by the complete
+        search -- or, as the solver counts it, a reply that (not giving check) repeats a
+        position of the line since the last capture.  None if no such reply is proven
+        within ``seconds`` in all (each reply's search also within the session's limits), or
+        if ``move`` mates.  Nothing is played.
+        """
+        self._require(ATTACKER)
+        if not self.board.is_legal(move):
+            raise PracticeError(f"{move.iccs()} is not a legal move here")
+        deadline = time.time() + seconds
+        board = self.board
+        board.push(move)
+        try:
+            for reply in sorted(board.legal_moves, key=Move.iccs):
+                left = deadline - time.time()
+                if left <= 0:
+                    return None
+                board.push(reply)
+                try:
+                    if board.repetition_count() and not board.is_check():
+                        return reply
+                    self._budget(left)
+                    status, _ = self.solver.value(board, self.max_moves - 1)
+                finally:
+                    board.pop()
+                if status == DISPROVEN:
+                    return reply
+            return None
+        finally:
+            board.pop()
+
     def defend(self) -> Move:
         """Play the defender's longest resistance (ties: the first in ICCS order) and return
         it; the attacker is to move again and needs :attr:`remaining` moves."""
@@ -280,7 +321,8 @@ class Practice:
         return line
 
     def take_back(self) -> Move:
-        """Undo the last attacker move (and the defence played after it); return it."""
+        """Undo the last attacker move (and the defence played after it, if there was one:
+        after the mate there is none); return it."""
         if not self.turns:
             raise PracticeError("no attacker move to take back")
         turn = self.turns.pop()
@@ -301,11 +343,15 @@ class Practice:
             other = "defend()" if side == ATTACKER else "play(move)"
             raise PracticeError(f"the {self.to_move} is to move: call {other}")
 
-    def _budget(self) -> None:
-        """Give the next search the limits' seconds and nodes afresh."""
+    def _budget(self, at_most: float | None = None) -> None:
+        """Give the next search the limits' seconds and nodes afresh (at most ``at_most``
+        seconds, if given)."""
         search = self.solver.search
         search.stopped = 0
-        search.deadline = time.time() + self.limits.seconds if self.limits.seconds else 0
+        seconds = self.limits.seconds
+        if at_most is not None:
+            seconds = min(seconds, at_most) if seconds else at_most
+        search.deadline = time.time() + seconds if seconds else 0
         search.node_limit = search.nodes + self.limits.nodes if self.limits.nodes else 0
 
     def _first_move(self, board: Board, moves: list[Move], remaining: int,

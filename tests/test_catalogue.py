@@ -472,3 +472,36 @@ def test_import_real_files(shipped, tmp_path):
         import_file(db, broken, "external")
     assert caught.value.line == 38 and "炮八进九" in str(caught.value)
     assert query(db, collection="external").total == 4
+
+
+def test_progress_masters_patterns_and_picks_unmastered_ones_first(tmp_path):
+    from puzzles.catalogue import entry_progress, next_puzzle, pattern_progress, record_progress
+    path = tmp_path / "catalogue.sqlite"
+    build(path)
+    db = sqlite3.connect(path)          # a catalogue from before the progress table
+    db.execute("DROP TABLE progress")
+    db.commit()
+    db.close()
+    db = open_catalogue(path)           # creates it again
+    first = next_puzzle(db)
+    assert first is not None and first.kind == "example"
+    pattern = first.pattern
+    examples = pattern_progress(db)[pattern].examples
+    record_progress(db, first, attempt=True, tries=2, hints=1)
+    record_progress(db, first, solved=True, clean=False)
+    assert entry_progress(db)[("example", first.id)] == (1, 0)
+    progress = pattern_progress(db)[pattern]
+    assert (progress.solved, progress.clean, progress.tries, progress.hints) == (1, 0, 2, 1)
+    assert next_puzzle(db, first).pattern == pattern    # the same pattern, another example
+    # Every example of the pattern solved without help: mastered, and the next pattern comes.
+    entries = query(db, pattern=pattern).entries
+    assert len(entries) == examples
+    for entry in entries:
+        record_progress(db, entry, solved=True, clean=True)
+    assert pattern_progress(db)[pattern].mastered
+    assert next_puzzle(db).pattern != pattern
+    db.close()
+    build(path)                         # a rebuild keeps the progress
+    db = open_catalogue(path)
+    assert pattern_progress(db)[pattern].mastered
+    db.close()

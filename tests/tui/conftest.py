@@ -3,6 +3,7 @@ need no asyncio plugin."""
 from __future__ import annotations
 
 import asyncio
+import shutil
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -65,9 +66,12 @@ def catalogue_path(tmp_path_factory):
 
 
 @pytest.fixture
-def catalogue(catalogue_path, monkeypatch):
-    """The shipped catalogue, which the studio opens too."""
-    monkeypatch.setenv("XQSTUDIO_CATALOGUE", str(catalogue_path))
-    db = open_catalogue(catalogue_path)
+def catalogue(catalogue_path, tmp_path, monkeypatch):
+    """A fresh copy of the shipped catalogue (no progress recorded), which the studio opens
+    too."""
+    path = tmp_path / "catalogue.sqlite"
+    shutil.copyfile(catalogue_path, path)
+    monkeypatch.setenv("XQSTUDIO_CATALOGUE", str(path))
+    db = open_catalogue(path)
     yield db
     db.close()

@@ -31,7 +31,7 @@ async def catalogue_opened(pilot) -> CatalogueScreen:
 def shown(screen: CatalogueScreen) -> tuple[str, list[str], str | None]:
     """The count line, the titles in the results table and the FEN of the preview."""
     table = screen.query_one("#catalogue-results", DataTable)
-    titles = [str(table.get_row_at(row)[1]) for row in range(table.row_count)]
+    titles = [str(title) for title in table.get_column("title")]
     preview = screen.query_one("#catalogue-board", BoardView).board
     count = str(screen.query_one("#catalogue-count", Static).render())
     return count, titles, preview.fen() if preview else None

@@ -1,7 +1,9 @@
 """Practice mode: the user plays the attacker of a catalogue example; a right move is answered
-with the defence :class:`solver.practice.Practice` finds on its own, a wrong one is taken
-back with the fastest named, the hint marks its points, the solution and the mate are
-shown; a position from analyse mode is practised too, and one without a mate is refused."""
+with the defence :class:`solver.practice.Practice` finds on its own, a wrong one is answered
+with the defence that refutes it and taken back, hints come in steps (the piece, then the
+move), the solution counts as help and is numbered from the move reached, the mate is
+shown and taking it back says no reply is taken back; a position from analyse mode is
+practised too, and one without a mate is refused."""
 from __future__ import annotations
 
 import pytest
@@ -10,6 +12,7 @@ from textual.widgets import Input, Static
 from puzzles.catalogue import query
 from solver.practice import Practice
 from tui.app import XQStudioApp
+from tui.screens import practice as practice_screen
 from tui.screens.catalogue import CatalogueScreen
 from tui.screens.practice import PracticeScreen, numbered_line
 from tui.widgets.board import BoardView
@@ -104,32 +107,71 @@ def test_a_right_move_keeps_the_mate_and_gets_the_longest_defence(example, drive
 
 
 @pytest.mark.slow
-def test_a_wrong_move_is_taken_back_with_the_fastest_named(example, drive):
-    practice = Practice(Board(example.fen), mode="checks")
+def test_a_wrong_try_shows_the_refuting_defence_then_both_are_taken_back(example, drive,
+                                                                         monkeypatch):
+    monkeypatch.setattr(practice_screen, "REFUTATION_SHOWN_SECONDS", 1.0)
+    start = Board(example.fen)
+    practice = Practice(start, mode="checks")
     losing_check = next(move for move in sorted(practice.board.legal_moves, key=Move.iccs)
                         if practice.board.gives_check(move)
                         and practice.evaluate(move).keeps_mate is False)
+    quiet_refutation = practice.refutation(Move.from_iccs("i6i7"))
+    check_refutation = practice.refutation(losing_check)
+    assert quiet_refutation is not None and check_refutation is not None
 
     async def scenario(pilot):
         screen = await practise_first_hit(pilot, "马后炮")
+        board_view = screen.query_one("#practice-board", BoardView)
         await enter_move(pilot, screen, "i6i7")              # 炮一进一: no check
-        quiet = screen.practice.board.fen(), texts(screen)
+        shown = board_view.shown, board_view.interactive, texts(screen)
+        await pilot.pause(1.3)
+        back = board_view.shown.fen(), board_view.interactive, screen.practice.board.fen()
         await enter_move(pilot, screen, losing_check.iccs())
-        return quiet, screen.practice.board.fen(), texts(screen)
+        await pilot.pause(1.3)
+        return shown, back, texts(screen)
 
-    (quiet_fen, quiet), checked_fen, checked = drive(XQStudioApp(), scenario, SIZE)
-    assert quiet_fen == checked_fen == Board(example.fen).fen()
-    assert quiet["message"] == ("✗ 炮一进一 is not a check (every move must check); the fastest "
-                                "was 马四进三, mate in 2 (3 plies). Taken back: try again.")
-    words = write_move(Board(example.fen), losing_check, "chinese")
-    assert checked["message"] == (f"✗ {words} loses the forced mate; the fastest was 马四进三, "
-                                  "mate in 2 (3 plies). Taken back: try again.")
+    (shown, interactive, quiet), back, checked = drive(XQStudioApp(), scenario, SIZE)
+    # The try and the defence refuting it are on the board, which takes no move meanwhile...
+    after_try = start.copy()
+    after_try.push(Move.from_iccs("i6i7"))
+    reply = write_move(after_try, quiet_refutation, "chinese")
+    refuted = after_try.copy()
+    refuted.push(quiet_refutation)
+    assert shown.fen() == refuted.fen() and interactive is False
+    assert quiet["message"] == (f"✗ 炮一进一 is not a check (every move must check): Black 黑方 "
+                                f"answers {reply}, and no mate by continuous checks follows. "
+                                "Taken back: try again.")
+    assert "马四进三" not in quiet["message"]          # the right move is not given away
+    # ... then both are taken back.
+    assert back == (start.fen(), True, start.fen())
+    after_check = start.copy()
+    words = write_move(start, losing_check, "chinese")
+    after_check.push(losing_check)
+    reply = write_move(after_check, check_refutation, "chinese")
+    assert checked["message"] == (f"✗ {words} loses the forced mate: Black 黑方 answers {reply}, "
+                                  "and no mate by continuous checks follows. Taken back: try "
+                                  "again.")
     assert checked["score"] == "Score: 0 moves played, 0 fastest · 2 wrong tries · 0 hints"
     assert checked["moves"] == ""
 
 
+def test_without_a_refutation_in_time_the_try_only_fails(example, drive, monkeypatch):
+    monkeypatch.setattr(Practice, "refutation", lambda self, move, seconds=0: None)
+
+    async def scenario(pilot):
+        screen = await practise_first_hit(pilot, "马后炮")
+        await enter_move(pilot, screen, "i6i7")
+        return screen.query_one("#practice-board", BoardView).interactive, texts(screen)
+
+    interactive, shown = drive(XQStudioApp(), scenario, SIZE)
+    assert interactive is True
+    assert shown["message"] == ("✗ 炮一进一 is not a check (every move must check): it fails (no "
+                                "refuting defence was found within the time allowed). Taken "
+                                "back: try again.")
+
+
 @pytest.mark.slow
-def test_hint_solution_take_back_and_restart(example, drive):
+def test_hint_in_steps_solution_take_back_and_restart(example, drive):
     start = Board(example.fen)
     hint = Practice(start, mode="checks").hint()
     solution = numbered_line(start, Practice(start, mode="checks").solution())
@@ -145,13 +187,22 @@ def test_hint_solution_take_back_and_restart(example, drive):
             mark_squares(squares, style_name)
 
         board_view.mark_squares = recording_mark_squares
-        await pilot.press("h")
-        await settle(pilot)
-        hinted = texts(screen)["message"], list(marked)
+        hinted = []
+        for _ in range(3):
+            await pilot.press("h")
+            await settle(pilot)
+            hinted.append((texts(screen)["message"], texts(screen)["score"]))
         await pilot.press("s")
         await settle(pilot)
-        solved = texts(screen)["solution"]
+        solved = texts(screen)
         await enter_move(pilot, screen, "f6g8")
+        await pilot.press("s")
+        await settle(pilot)
+        solved_later = texts(screen)["solution"]
+        await enter_move(pilot, screen, "i6i8")             # mate
+        await pilot.press("u")
+        await pilot.pause()
+        after_mate = screen.practice.board.fen(), texts(screen)
         await pilot.press("u")
         await pilot.pause()
         taken_back = screen.practice.board.fen(), texts(screen)
@@ -161,15 +212,31 @@ def test_hint_solution_take_back_and_restart(example, drive):
         restarted = screen.practice.board.fen(), texts(screen)
         await pilot.press("escape")
         await pilot.pause()
-        return hinted, solved, taken_back, restarted, type(pilot.app.screen)
+        return (hinted, marked, solved, solved_later, after_mate, taken_back, restarted,
+                type(pilot.app.screen))
 
-    (message, marked), solved, taken_back, restarted, left_to = drive(
-        XQStudioApp(), scenario, SIZE)
-    assert message == "Hint: 马四进三, mate in 2 (3 plies)."
-    assert marked == [(sorted([hint.from_square, hint.to_square]), "hint")]
+    (hinted, marked, solved, solved_later, after_mate, taken_back, restarted,
+     left_to) = drive(XQStudioApp(), scenario, SIZE)
     assert hint == Move.from_iccs("f6g8")
-    assert solved == f"Solution from here: {solution}" == \
+    # The piece first, then the move; asking again repeats the move and counts no more.
+    assert hinted == [
+        ("Hint 1 of 2: move the 马 marked on the board (h again for the move).",
+         "Score: 0 moves played, 0 fastest · 0 wrong tries · 1 hint"),
+        ("Hint 2 of 2: 马四进三, mate in 2 (3 plies).",
+         "Score: 0 moves played, 0 fastest · 0 wrong tries · 2 hints"),
+        ("Hint 2 of 2: 马四进三, mate in 2 (3 plies).",
+         "Score: 0 moves played, 0 fastest · 0 wrong tries · 2 hints")]
+    assert marked[:2] == [([hint.from_square], "hint"),
+                          (sorted([hint.from_square, hint.to_square]), "hint")]
+    assert solved["solution"] == f"Solution from here: {solution}" == \
         "Solution from here: 1. 马四进三 将5进1 2. 炮一进二"
+    assert solved["score"].endswith("2 hints · solution shown")
+    assert solved_later == "Solution from here: 2. 炮一进二"     # numbered as the move list
+    after = start.copy()
+    after.push(Move.from_iccs("f6g8"))
+    after.push(Move.from_iccs("e9e8"))
+    assert after_mate[0] == after.fen()
+    assert after_mate[1]["message"] == "Took back 炮一进二: mate in 1 (1 ply) again."
     for fen, shown in (taken_back, restarted):
         assert fen == start.fen() and shown["moves"] == ""
     assert taken_back[1]["message"] == (
@@ -209,3 +276,34 @@ def test_practice_snapshot(catalogue, snap_compare):
         await enter_move(pilot, screen, "f6g8")
 
     assert snap_compare(XQStudioApp(), run_before=first_move, terminal_size=SIZE)
+
+
+@pytest.mark.slow
+def test_progress_is_kept_and_shown_and_next_picks_an_unmastered_pattern(example, catalogue,
+                                                                         drive):
+    from puzzles.catalogue import next_puzzle, pattern_progress
+
+    async def scenario(pilot):
+        screen = await practise_first_hit(pilot, "马后炮")
+        await pilot.press("h")
+        await settle(pilot)
+        await enter_move(pilot, screen, "f6g8")
+        await enter_move(pilot, screen, "i6i8")             # mate, with one hint
+        await pilot.press("escape")
+        await settle(pilot)
+        catalogue_screen = pilot.app.screen
+        table = catalogue_screen.query_one("#catalogue-results")
+        marks = [str(mark) for mark in table.get_column("done")]
+        description = str(catalogue_screen.query_one("#catalogue-description", Static).render())
+        await pilot.press("n")
+        await settle(pilot)
+        return marks, description, pilot.app.screen
+
+    marks, description, next_screen = drive(XQStudioApp(), scenario, SIZE)
+    progress = pattern_progress(catalogue)[example.pattern]
+    assert (progress.solved, progress.clean, progress.hints, progress.mastered) == (1, 0, 1, False)
+    assert marks[0] == "·"                      # solved, with help
+    assert (f"Progress: 1 of {progress.examples} solved (0 without help) · 0 wrong tries · "
+            "1 hint") in description
+    assert isinstance(next_screen, PracticeScreen)
+    assert next_screen.entry == next_puzzle(catalogue)

@@ -28,10 +28,14 @@ from puzzles.catalogue import (
     CatalogueError,
     Entry,
     Page,
+    PatternProgress,
     PatternSummary,
+    entry_progress,
     list_collections,
     list_patterns,
+    next_puzzle,
     open_catalogue,
+    pattern_progress,
     query,
 )
 from puzzles.paths import default_database
@@ -49,8 +53,9 @@ OPEN_GROUP = "catalogue-open"
 KIND_MARKS = {"example": "例", "composition": "局"}
 STIPULATIONS = {"checks": "连照杀 mate by checks", "win": "先胜 to win", "draw": "先和 to draw"}
 # Column keys, headers and widths (titles and verdicts longer than their column are cut).
-COLUMNS = (("kind", "kind", 4), ("title", "title", 20), ("where", "pattern / No.", 12),
-           ("length", "length", 10), ("verdict", "verdict", 12))
+# "✓": solved without help (a mastered pattern's name is marked so too), "·": solved with help.
+COLUMNS = (("done", "✓", 1), ("kind", "kind", 4), ("title", "title", 20),
+           ("where", "pattern / No.", 12), ("length", "length", 10), ("verdict", "verdict", 12))
 
 
 def entry_place(entry: Entry) -> str:
@@ -74,6 +79,7 @@ class CatalogueScreen(Screen):
     BINDINGS = [
         Binding("enter", "open_in_analyse", "Open in analyse mode"),
         Binding("p", "practise", "Practise"),
+        Binding("n", "next_puzzle", "Next puzzle"),
         Binding("slash", "focus_search", "Search"),
         # Priority: over the results table's own page keys, which scroll within the page.
         Binding("pagedown", "turn_page(1)", "Next page", priority=True),
@@ -85,6 +91,8 @@ class CatalogueScreen(Screen):
         self.db: sqlite_utils.Database | None = None
         self.page: Page | None = None
         self.patterns: dict[str, PatternSummary] = {}
+        self.progress: dict[str, PatternProgress] = {}
+        self.solved: dict[tuple[str, int], tuple[int, int]] = {}
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -155,8 +163,7 @@ class CatalogueScreen(Screen):
         patterns = list_patterns(self.db)
         self.patterns = {pattern.id: pattern for pattern in patterns}
         collections = list_collections(self.db)
-        self.query_one("#catalogue-pattern", Select).set_options(
-            (f"{pattern.name_zh} {pattern.name_en}", pattern.id) for pattern in patterns)
+        self._show_pattern_options()
         self.query_one("#catalogue-collection", Select).set_options(
             (f"{collection.name} ({collection.compositions})", collection.name)
             for collection in collections)
@@ -167,6 +174,29 @@ class CatalogueScreen(Screen):
         self.query_one("#catalogue-verdict", Select).set_options(
             (verdict, verdict) for verdict in verdicts)
         self.run_query()
+
+    def _show_pattern_options(self) -> None:
+        """The pattern filter's choices, mastered patterns marked ✓."""
+        assert self.db is not None
+        self.progress = pattern_progress(self.db)
+        select = self.query_one("#catalogue-pattern", Select)
+        chosen = select.value
+        select.set_options(
+            (f"{'✓ ' if self._mastered(pattern.id) else ''}{pattern.name_zh} {pattern.name_en}",
+             pattern.id) for pattern in self.patterns.values())
+        if not isinstance(chosen, NoSelection):
+            with self.prevent(Select.Changed):
+                select.value = chosen
+
+    def _mastered(self, pattern: str | None) -> bool:
+        progress = self.progress.get(pattern) if pattern else None
+        return progress is not None and progress.mastered
+
+    def on_screen_resume(self) -> None:
+        """Back from a practice: show the progress it made."""
+        if self.db is not None:
+            self._show_pattern_options()
+            self.run_query(self.page.offset if self.page is not None else 0)
 
     # -- querying ----------------------------------------------------------------------------
 
@@ -199,15 +229,20 @@ class CatalogueScreen(Screen):
             self._show_problem(str(error))
             return
         table = self.query_one("#catalogue-results", DataTable)
+        row = table.cursor_row
         table.clear()
+        self.solved = entry_progress(self.db)
+        self.progress = pattern_progress(self.db)
         for entry in page.entries:
-            table.add_row(KIND_MARKS[entry.kind], entry.title, entry_place(entry),
-                          entry_length(entry), entry.verdict, key=f"{entry.kind}:{entry.id}")
+            solved, clean = self.solved.get((entry.kind, entry.id), (0, 0))
+            table.add_row("✓" if clean else "·" if solved else "", KIND_MARKS[entry.kind],
+                          entry.title, entry_place(entry), entry_length(entry), entry.verdict,
+                          key=f"{entry.kind}:{entry.id}")
         count = self.query_one("#catalogue-count", Static)
         count.update(self._count_text())
         count.remove_class("-error")
         if page.entries:
-            table.move_cursor(row=0)
+            table.move_cursor(row=row if offset and 0 <= row < len(page.entries) else 0)
         self._preview(self.highlighted())
 
     def _count_text(self) -> str:
@@ -267,6 +302,10 @@ class CatalogueScreen(Screen):
         pattern = self.patterns.get(entry.pattern) if entry.pattern else None
         if pattern is not None:
             text.append(f" · {pattern.name_en}")
+            progress = self.progress.get(pattern.id)
+            if progress is not None:
+                text.append(f"\n{self._progress_words(progress)}",
+                            style="bold green" if progress.mastered else "")
         else:
             text.append(f"\n{entry.collection} No. {entry.number} · verdict: {entry.verdict}")
         stipulation = STIPULATIONS.get(entry.stipulation, entry.stipulation)
@@ -282,6 +321,17 @@ class CatalogueScreen(Screen):
         if entry.source:
             text.append(f"\nSource: {entry.source}", style="dim")
         return text
+
+    @staticmethod
+    def _progress_words(progress: PatternProgress) -> str:
+        """``Progress: 2 of 3 solved (1 without help) · 4 wrong tries · 1 hint``."""
+        words = (f"Progress: {progress.solved} of {progress.examples} solved "
+                 f"({progress.clean} without help) · {progress.tries} wrong "
+                 f"{'try' if progress.tries == 1 else 'tries'} · {progress.hints} "
+                 f"{'hint' if progress.hints == 1 else 'hints'}")
+        if progress.solutions:
+            words += f" · {progress.solutions} solution{'s' if progress.solutions > 1 else ''}"
+        return words + (" · ✓ mastered" if progress.mastered else "")
 
     # -- actions -----------------------------------------------------------------------------
 
@@ -300,6 +350,14 @@ class CatalogueScreen(Screen):
     def action_practise(self) -> None:
         """Play the highlighted entry's attacker against the studio's defence."""
         entry = self.highlighted()
+        if entry is None:
+            self.app.bell()
+            return
+        self.app.push_screen(PracticeScreen(entry))
+
+    def action_next_puzzle(self) -> None:
+        """Practise the next kill-pattern example: from the patterns not mastered first."""
+        entry = None if self.db is None else next_puzzle(self.db)
         if entry is None:
             self.app.bell()
             return

@@ -7,22 +7,28 @@ then any moves).  Each attacker move entered on the board is judged before it st
 * a move that keeps the forced mate is played; the message gives the mate's length and says
   whether it is the fastest, and the studio answers at once with the longest defence;
 * a move that loses the forced mate (in a 连照杀 problem: any move that is not a check) is
-  reported with the fastest move and taken back -- the position stays as it was, the wrong
-  move's points are marked, and the user tries again (the usual trainer behaviour);
+  answered with the defence that refutes it (:meth:`solver.practice.Practice.refutation`),
+  played on the board for :data:`REFUTATION_SHOWN_SECONDS` and then taken back with the
+  wrong try -- the right move is not given away; the wrong move's points stay marked and
+  the user tries again (if no refutation is proven in time, the message says only that the
+  try fails);
 * a move the search cannot judge within its time limit is taken back too, and said so.
 
-Every solver call runs in a thread worker with a "thinking…" note, and each question gets
+Hints come in steps: ``h`` marks the piece to move, ``h`` again the move itself.  Every
+solver call runs in a thread worker with a "thinking…" note, and each question gets
 :data:`SEARCH_SECONDS`, so a hard problem cannot hang the screen.  The score counts the moves
-played (how many were fastest), the wrong tries and the hints; the end says how long the
-mate took against the fastest.  A repetition the Chinese rules forbid is announced as in
-analyse mode.
+played (how many were fastest), the wrong tries, the hint steps and whether the solution was
+shown; the end says how long the mate took against the fastest.  A repetition the Chinese
+rules forbid is announced as in analyse mode.
 """
 from __future__ import annotations
 
+import sqlite3
 import threading
 from collections.abc import Callable
 from functools import partial
 
+import sqlite_utils
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -32,11 +38,13 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 from textual.worker import Worker, WorkerState
 
-from puzzles.catalogue import Entry
+from puzzles.catalogue import CatalogueError, Entry, next_puzzle, open_catalogue, record_progress
+from puzzles.paths import default_database
 from solver.practice import MoveEvaluation, Practice, PracticeError
 from solver.search import Limits
 from xiangqi import BLACK, Board, Move
 from xiangqi.notation import write_line, write_move
+from xiangqi.pieces import CHINESE_PIECES
 
 from ..repetition import announce, judge, status_note
 from ..widgets.board import BoardView
@@ -50,14 +58,16 @@ SEARCH_SECONDS = 10.0
 PROGRESS_NODES = 4096
 TABLE_BITS = 20            # a 32 MB transposition table per session
 THINKING_GROUP = "practice-thinking"
+REFUTATION_SHOWN_SECONDS = 2.0
+"""How long a wrong try and the defence refuting it stay on the board before both go."""
 MODE_TITLES = {"checks": "连照杀 every move checks", "any": "any moves"}
 
 
-def numbered_words(words: list[str], black_first: bool) -> str:
-    """Moves already written out, numbered in pairs: ``1. 马四进三 将5进1 2. 炮一进二``
-    (``1. ... 将5进1`` when the line starts with Black)."""
+def numbered_words(words: list[str], black_first: bool, first_number: int = 1) -> str:
+    """Moves already written out, numbered in pairs from ``first_number``:
+    ``1. 马四进三 将5进1 2. 炮一进二`` (``1. ... 将5进1`` when the line starts with Black)."""
     parts: list[str] = []
-    number = 1
+    number = first_number
     for ply, word in enumerate(words):
         red_move = (ply + black_first) % 2 == 0
         if red_move:
@@ -71,8 +81,10 @@ def numbered_words(words: list[str], black_first: bool) -> str:
 
 
 def numbered_line(board: Board, moves: list[Move]) -> str:
-    """``moves`` played from ``board``, in Chinese notation, numbered in pairs."""
-    return numbered_words(write_line(board, moves, "chinese"), board.turn == BLACK)
+    """``moves`` played from ``board``, in Chinese notation, numbered in pairs from the
+    board's move number (as the move list numbers them)."""
+    return numbered_words(write_line(board, moves, "chinese"), board.turn == BLACK,
+                          board.fullmove_number)
 
 
 def mate_in(moves: int) -> str:
@@ -98,6 +110,7 @@ class PracticeScreen(Screen):
         Binding("s", "show_solution", "Solution"),
         Binding("u", "take_back", "Take back a pair"),
         Binding("r", "restart", "Restart"),
+        Binding("n", "next_puzzle", "Next puzzle"),
         Binding("escape", "leave", "Leave the practice"),
     ]
 
@@ -122,7 +135,12 @@ class PracticeScreen(Screen):
             self.heading = "The position from analyse mode"
         self.practice: Practice | None = None
         self.wrong_tries = 0
-        self.hints = 0
+        self.hints = 0                        # hint steps shown (the piece, the move)
+        self.solution_seen = False            # "s" was pressed: the solution counts as seen
+        self.refuting = False                 # a wrong try and its refutation are shown
+        self._hint: tuple[str, Move, int] | None = None   # FEN, the hint's move, its step
+        self._solve_recorded = False          # this attempt's mate is in the progress table
+        self.db: sqlite_utils.Database | None = None   # where an entry's progress goes
         self._cancel = threading.Event()      # set when the screen goes: stops the search
         self._announced: int | None = None    # the ply whose repetition was announced
 
@@ -142,11 +160,27 @@ class PracticeScreen(Screen):
 
     def on_mount(self) -> None:
         self.query_one("#practice-moves", MoveList).border_title = "Moves"
+        try:
+            self.db = open_catalogue(default_database(), build_if_missing=False)
+        except (CatalogueError, sqlite3.Error):
+            self.db = None          # progress is not kept, "next puzzle" not offered
         self._show()
         self._open_session()
 
     def on_unmount(self) -> None:
         self._cancel.set()
+        if self.db is not None:
+            self.db.close()
+
+    def _record(self, **counts) -> None:
+        """Add to the entry's progress in the catalogue (see
+        :func:`puzzles.catalogue.record_progress`); a failure is shown, not raised."""
+        if self.db is None or self.entry is None:
+            return
+        try:
+            record_progress(self.db, self.entry, **counts)
+        except CatalogueError as error:
+            self.notify(str(error), severity="warning")
 
     # -- the thinking worker -----------------------------------------------------------------
 
@@ -192,6 +226,9 @@ class PracticeScreen(Screen):
     def _open_session(self) -> None:
         self.practice = None
         self.wrong_tries = self.hints = 0
+        self.solution_seen = False
+        self._hint = None
+        self._solve_recorded = False
         if self.entry is not None and self.entry.stipulation == "draw":
             self._cannot_start([f"{self.entry.title} is a draw study (和局): there is no "
                                 "forced mate to practise"])
@@ -215,6 +252,7 @@ class PracticeScreen(Screen):
 
     def _session_opened(self, practice: Practice) -> None:
         self.practice = practice
+        self._record(attempt=True)
         side = SIDE_NAMES[practice.attacker]
         self.query_one("#practice-problem", Static).update(
             f"{self.heading}\n{side} to play: {mate_in(practice.length)}, "
@@ -257,7 +295,11 @@ class PracticeScreen(Screen):
         if evaluation.keeps_mate is None:
             return partial(self._not_judged, before, move, "the search hit its time limit")
         if not evaluation.keeps_mate:
-            return partial(self._rejected, before, evaluation)
+            try:
+                refutation = practice.refutation(move)
+            except PracticeError:
+                refutation = None
+            return partial(self._rejected, before, evaluation, refutation)
         try:
             practice.play(move)
             defence = None if evaluation.mates else practice.defend()
@@ -275,6 +317,10 @@ class PracticeScreen(Screen):
         self._check_repetition(after_move)
         if defence is None:
             self._say(self._ending(words), "good")
+            if not self._solve_recorded:
+                self._solve_recorded = True
+                self._record(solved=True, clean=not (self.wrong_tries or self.hints
+                                                     or self.solution_seen))
             return
         assert evaluation.moves is not None     # it keeps the mate: its length is known
         verdict = f"✓ {words} keeps the forced mate: {mate_in(evaluation.moves)}"
@@ -300,19 +346,53 @@ class PracticeScreen(Screen):
         return (f"{cry} {words} ends it: mate in {outcome.attacker_moves}, "
                 f"{plural(extra, 'move')} more than the fastest (mate in {outcome.par}).")
 
-    def _rejected(self, before: Board, evaluation: MoveEvaluation) -> None:
+    def _rejected(self, before: Board, evaluation: MoveEvaluation,
+                  refutation: Move | None) -> None:
+        """A wrong try: say why, play the refuting defence on the board (not the right
+        move), then take both back after :data:`REFUTATION_SHOWN_SECONDS`."""
         self.wrong_tries += 1
+        self._record(tries=1)
         self._show_score()
         move = evaluation.move
         words = write_move(before, move, "chinese")
+        checks = self.session.mode == "checks"
         fault = ("is not a check (every move must check)"
-                 if self.session.mode == "checks" and not before.gives_check(move)
-                 else "loses the forced mate")
-        fastest = write_move(before, evaluation.fastest_move, "chinese")
-        self._say(f"✗ {words} {fault}; the fastest was {fastest}, "
-                  f"{mate_in(evaluation.fastest_moves)}. Taken back: try again.", "bad")
-        self.query_one("#practice-board", BoardView).mark_squares(
-            [move.from_square, move.to_square], "loss")
+                 if checks and not before.gives_check(move) else "loses the forced mate")
+        board_view = self.query_one("#practice-board", BoardView)
+        if refutation is None:
+            self._say(f"✗ {words} {fault}: it fails (no refuting defence was found within the "
+                      "time allowed). Taken back: try again.", "bad")
+            board_view.mark_squares([move.from_square, move.to_square], "loss")
+            return
+        after = before.copy()
+        after.push(move)
+        reply = write_move(after, refutation, "chinese")
+        after.push(refutation)
+        if after.repetition_count() and not after.is_check():
+            why = "the position repeats, and the mate with it is gone"
+        elif checks:
+            why = "no mate by continuous checks follows"
+        else:
+            why = f"no forced mate follows within {plural(self.session.max_moves - 1, 'move')}"
+        defender = SIDE_NAMES[before.turn ^ 1]
+        self._say(f"✗ {words} {fault}: {defender} answers {reply}, and {why}. "
+                  "Taken back: try again.", "bad")
+        self.refuting = True
+        board_view.set_board(after, refutation)
+        board_view.interactive = False
+        board_view.mark_squares([move.from_square, move.to_square], "loss")
+        self.set_timer(REFUTATION_SHOWN_SECONDS, partial(self._end_refutation, move))
+
+    def _end_refutation(self, move: Move | None = None) -> None:
+        """Take the wrong try and its refutation off the board (the try's points stay
+        marked)."""
+        if not self.refuting:
+            return
+        self.refuting = False
+        self._show()
+        if move is not None:
+            self.query_one("#practice-board", BoardView).mark_squares(
+                [move.from_square, move.to_square], "loss")
 
     def _not_judged(self, before: Board, move: Move, why: str) -> None:
         words = write_move(before, move, "chinese")
@@ -330,6 +410,8 @@ class PracticeScreen(Screen):
 
     def _find_hint(self) -> Callable[[], None]:
         board = self.session.board.copy()
+        if self._hint is not None and self._hint[0] == board.fen():
+            return partial(self._show_hint, board, self._hint[1])   # known: the next step
         try:
             move = self.session.hint()
         except PracticeError as error:
@@ -337,12 +419,28 @@ class PracticeScreen(Screen):
         return partial(self._show_hint, board, move)
 
     def _show_hint(self, board: Board, move: Move) -> None:
-        self.hints += 1
+        """The first hint in a position marks the piece to move; the second, the move."""
+        board_view = self.query_one("#practice-board", BoardView)
+        first = self._hint is None or self._hint[0] != board.fen()
+        if first:
+            self._hint = (board.fen(), move, 1)
+            piece = board.piece_at(move.from_square)
+            assert piece is not None        # the hint is a legal move
+            name = CHINESE_PIECES[piece.color][piece.piece_type]
+            self.hints += 1
+            self._record(hints=1)
+            self._say(f"Hint 1 of 2: move the {name} marked on the board "
+                      "(h again for the move).")
+            board_view.mark_squares([move.from_square], "hint")
+        else:
+            if self._hint is not None and self._hint[2] == 1:
+                self.hints += 1
+                self._record(hints=1)
+            self._hint = (board.fen(), move, 2)
+            self._say(f"Hint 2 of 2: {write_move(board, move, 'chinese')}, "
+                      f"{mate_in(self.session.remaining)}.")
+            board_view.mark_squares([move.from_square, move.to_square], "hint")
         self._show_score()
-        self._say(f"Hint: {write_move(board, move, 'chinese')}, "
-                  f"{mate_in(self.session.remaining)}.")
-        self.query_one("#practice-board", BoardView).mark_squares(
-            [move.from_square, move.to_square], "hint")
 
     def action_show_solution(self) -> None:
         """The main line from the position shown: fastest mate, longest defence."""
@@ -360,6 +458,9 @@ class PracticeScreen(Screen):
         return partial(self._show_solution, board, line)
 
     def _show_solution(self, board: Board, line: list[Move]) -> None:
+        self.solution_seen = True
+        self._record(solutions=1)
+        self._show_score()
         self.query_one("#practice-solution", Static).update(
             f"Solution from here: {numbered_line(board, line)}")
 
@@ -368,10 +469,13 @@ class PracticeScreen(Screen):
         if self.thinking or self.practice is None or not self.practice.turns:
             self.app.bell()
             return
+        self._end_refutation()
+        replied = self.session.turns[-1].defence is not None     # none after the mate
         move = self.session.take_back()
         self._show()
-        self._say(f"Took back {write_move(self.session.board, move, 'chinese')} and the "
-                  f"reply: {mate_in(self.session.remaining)} again.")
+        words = write_move(self.session.board, move, "chinese")
+        self._say(f"Took back {words}{' and the reply' if replied else ''}: "
+                  f"{mate_in(self.session.remaining)} again.")
 
     def action_restart(self) -> None:
         """Back to the start position with a fresh score."""
@@ -381,12 +485,25 @@ class PracticeScreen(Screen):
         if self.practice is None:         # it could not start: try again
             self._open_session()
             return
+        self._end_refutation()
         while self.session.turns:
             self.session.take_back()
         self.wrong_tries = self.hints = 0
+        self.solution_seen = False
+        self._hint = None
+        self._solve_recorded = False
+        self._record(attempt=True)
         self._announced = None
         self._show()
         self._say(f"Restarted: {mate_in(self.session.length)}.")
+
+    def action_next_puzzle(self) -> None:
+        """Practise the next kill-pattern example: unmastered patterns first."""
+        entry = None if self.db is None else next_puzzle(self.db, self.entry)
+        if self.thinking or entry is None:
+            self.app.bell()
+            return
+        self.app.switch_screen(PracticeScreen(entry))
 
     def action_leave(self) -> None:
         self.app.pop_screen()
@@ -394,7 +511,7 @@ class PracticeScreen(Screen):
     # -- showing -----------------------------------------------------------------------------
 
     def _can_play(self) -> bool:
-        return (not self.thinking and self.practice is not None
+        return (not self.thinking and not self.refuting and self.practice is not None
                 and not self.practice.is_finished())
 
     def _say(self, message: str, tone: str = "") -> None:
@@ -431,7 +548,8 @@ class PracticeScreen(Screen):
             fastest = sum(turn.evaluation.fastest for turn in played)
             score = (f"Score: {plural(len(played), 'move')} played, {fastest} fastest · "
                      f"{plural(self.wrong_tries, 'wrong try', 'wrong tries')} · "
-                     f"{plural(self.hints, 'hint')}")
+                     f"{plural(self.hints, 'hint')}"
+                     + (" · solution shown" if self.solution_seen else ""))
         self.query_one("#practice-score", Static).update(score)
 
     # -- repetitions (棋例) --------------------------------------------------------------------

@@ -334,6 +334,11 @@ class BoardView(Widget, can_focus=True):
         """The selected point (interactive views), or None."""
         return self._selected
 
+    @property
+    def shown(self) -> Board | None:
+        """A copy of the position shown (None before the first)."""
+        return None if self._board is None else self._board.copy()
+
     def set_board(self, board: Board, last_move: Move | None = None) -> None:
         """Show a copy of ``board`` with ``last_move`` marked; the selection is dropped."""
         self._board = board.copy()
