@@ -1,6 +1,7 @@
 """Solve every composition of 《适情雅趣》 and write the verdicts the catalogue records.
 
     python benchmarks/solve_collection.py [--any-seconds 60] [--jobs 2] [--numbers 1-40,316]
+    python benchmarks/solve_collection.py --any-seconds 0 --any-nodes 1000000 --jobs 2
 
 Each position is first solved as a continuous-check problem (every Red move checks, up to
 ``--checks-moves`` moves, ``--checks-seconds`` each); if that proves no such mate, quiet
@@ -62,7 +63,8 @@ def verdict_of(task: tuple) -> dict:
     stipulation = "checks"
     if result.verdict == "no mate":
         result = solve(board, mode="any", max_moves=args.any_moves,
-                       limits=Limits(seconds=args.any_seconds, lambda_orders=args.orders))
+                       limits=Limits(seconds=args.any_seconds, nodes=args.any_nodes,
+                                     lambda_orders=args.orders))
         stipulation = "win"
     verdict = result.verdict
     if verdict == "mate" and not result.exact:
@@ -137,6 +139,9 @@ def main() -> None:
     parser.add_argument("--checks-moves", type=int, default=80)
     parser.add_argument("--any-seconds", type=float, default=60.0)
     parser.add_argument("--any-moves", type=int, default=30)
+    parser.add_argument("--any-nodes", type=int, default=0,
+                        help="node budget of a quiet-move search (0: none); unlike seconds, "
+                             "the verdicts then do not depend on the machine or its load")
     parser.add_argument("--orders", type=int, default=3, help="λ orders before full width")
     parser.add_argument("--jobs", type=int, default=1, help="problems solved at once")
     parser.add_argument("--numbers", default=None, help="e.g. 1-40,316 (implies --no-write)")
