@@ -122,12 +122,20 @@ def test_a_wrong_try_shows_the_refuting_defence_then_both_are_taken_back(example
     async def scenario(pilot):
         screen = await practise_first_hit(pilot, "马后炮")
         board_view = screen.query_one("#practice-board", BoardView)
+        async def until_taken_back() -> None:
+            # The defence stays REFUTATION_SHOWN_SECONDS; on a busy machine the search
+            # before it takes longer, so wait for the board to take moves again (10 s at most).
+            for _ in range(100):
+                await pilot.pause(0.1)
+                if board_view.interactive:
+                    return
+
         await enter_move(pilot, screen, "i6i7")              # 炮一进一: no check
         shown = board_view.shown, board_view.interactive, texts(screen)
-        await pilot.pause(1.3)
+        await until_taken_back()
         back = board_view.shown.fen(), board_view.interactive, screen.practice.board.fen()
         await enter_move(pilot, screen, losing_check.iccs())
-        await pilot.pause(1.3)
+        await until_taken_back()
         return shown, back, texts(screen)
 
     (shown, interactive, quiet), back, checked = drive(XQStudioApp(), scenario, SIZE)

@@ -207,8 +207,10 @@ class SolverPanel(Widget, can_focus=True):
         self._ready = False
 
     def compose(self) -> ComposeResult:
-        with Horizontal():
-            yield Button(self._mode_label(), id="solver-mode", compact=True)
+        # The mode and the bound on rows of their own: side by side they do not fit the
+        # panel at 80 columns (the bound's field was cut off).
+        yield Button(self._mode_label(), id="solver-mode", compact=True)
+        with Horizontal(id="solver-bound"):
             yield Label("max moves", id="solver-max-label")
             yield Input(placeholder=str(DEFAULT_MAX_MOVES[self.mode]), type="integer",
                         id="solver-max-moves", compact=True)
