@@ -22,6 +22,10 @@ class StoredCode(IntEnum):     # the cpdef enum of _builder.pxd
 # (tablebases.build.SubTableSpec, a NamedTuple of these fields).
 _SubSpec = tuple[int, int, Indexer, Buffer, Buffer, int]
 
+def request_stop() -> None:
+    """Stop the running builder call (or the next one): it raises KeyboardInterrupt within
+    milliseconds, returning nothing.  A SIGINT during a builder call does the same."""
+
 def retrograde(
     indexer: Indexer,
     red_values: Buffer,

@@ -18,6 +18,7 @@ from cython.parallel cimport prange, threadid
 from libc.stdlib cimport malloc, calloc, free
 from posix.mman cimport madvise, MADV_HUGEPAGE
 from libc.stdint cimport uint16_t, uint64_t, int64_t
+from cpython.exc cimport PyErr_CheckSignals
 from xiangqi._core cimport (BoardState, bs_init, bs_free, bs_make, bs_unmake, bs_legal_moves,
                             bs_pseudo_moves, bs_king_attacked_by,
                             bs_unmoves, bs_king_attacked, xq_move_to, xq_make_move,
@@ -43,6 +44,88 @@ cdef extern from *:
     void tb_set_bit(uint64_t* bits, int64_t i) nogil
     void tb_clear_bit(uint64_t* bits, int64_t i) nogil
     int tb_bit(const uint64_t* bits, int64_t i) nogil
+
+# Stopping a build at once.  The parallel loops run without the GIL, so Python's own SIGINT
+# handler (which only sets a flag for the interpreter) cannot end them before they finish.
+# While a builder function runs, a C handler sets ``tb_stop`` and then calls the handler it
+# replaced (Python's, which then raises KeyboardInterrupt as usual).  Every parallel loop
+# reads the flag once per entry or bitmap word, a relaxed load of one int next to work of
+# microseconds, and skips what is left; the function then frees its memory and raises
+# KeyboardInterrupt without returning partial results.
+cdef extern from *:
+    """
+    #include <signal.h>
+    static volatile int tb_stop = 0;
+    static int tb_guards = 0;               /* builder calls running (changed under the GIL) */
+    static int tb_handler_installed = 0;
+    static struct sigaction tb_previous;
+    static inline int tb_stopping(void) {
+        return __atomic_load_n(&tb_stop, __ATOMIC_RELAXED);
+    }
+    static inline void tb_request_stop(void) {
+        __atomic_store_n(&tb_stop, 1, __ATOMIC_RELAXED);
+    }
+    static void tb_on_sigint(int sig, siginfo_t* info, void* context) {
+        tb_request_stop();
+        if (tb_previous.sa_flags & SA_SIGINFO)
+            tb_previous.sa_sigaction(sig, info, context);
+        else
+            tb_previous.sa_handler(sig);
+    }
+    /* Install the handler for the first running builder call, if SIGINT has a handler to
+       chain to (an ignored SIGINT stays ignored, a default one still ends the process). */
+    static void tb_guard_begin(void) {
+        struct sigaction ours;
+        if (tb_guards++ > 0)
+            return;
+        if (sigaction(SIGINT, NULL, &tb_previous) != 0)
+            return;
+        if (tb_previous.sa_flags & SA_SIGINFO) {
+            if (tb_previous.sa_sigaction == NULL)
+                return;
+        } else if (tb_previous.sa_handler == SIG_DFL || tb_previous.sa_handler == SIG_IGN) {
+            return;
+        }
+        ours.sa_sigaction = tb_on_sigint;
+        ours.sa_mask = tb_previous.sa_mask;
+        ours.sa_flags = SA_SIGINFO | (tb_previous.sa_flags & (SA_ONSTACK | SA_RESTART));
+        if (sigaction(SIGINT, &ours, NULL) == 0)
+            tb_handler_installed = 1;
+    }
+    /* Whether a stop was requested during the call; the last call to end restores the
+       handler and clears the request. */
+    static int tb_guard_end(void) {
+        int stopped = tb_stopping();
+        if (--tb_guards > 0)
+            return stopped;
+        if (tb_handler_installed) {
+            sigaction(SIGINT, &tb_previous, NULL);
+            tb_handler_installed = 0;
+        }
+        __atomic_store_n(&tb_stop, 0, __ATOMIC_RELAXED);
+        return stopped;
+    }
+    """
+    int tb_stopping() nogil
+    void tb_request_stop() nogil
+    void tb_guard_begin()
+    int tb_guard_end()
+
+
+
+def request_stop():
+    """Stop the running builder call (or the next one): its threads skip what is left of
+    their loop within milliseconds and it raises KeyboardInterrupt, returning nothing.  A
+    SIGINT during a builder call does the same (and runs Python's handler too)."""
+    tb_request_stop()
+
+
+cdef int raise_interrupted() except -1:
+    """A builder call that stopped early: Python's handler of the SIGINT that stopped it (if
+    one did) raises its exception, KeyboardInterrupt by default; otherwise raise that."""
+    PyErr_CheckSignals()
+    raise KeyboardInterrupt
+
 
 DEF BIG = 1 << 30
 DEF HUGE_PAGE = 1 << 21
@@ -452,6 +535,7 @@ def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_va
     cdef Context c
     cdef int64_t size = indexer.data.size, idx, w, words, found, pending, decided, waiting
     cdef int stm, n, t, color, kind, tid
+    cdef bint stopped = False
     cdef uint64_t bits
     cdef BoardState* states
     cdef uint16_t code
@@ -479,22 +563,26 @@ def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_va
         c.tentative[t] = bitmaps + (4 * t + 3) * words
     for t in range(threads):
         bs_init(&states[t])
+    n = 0
+    tb_guard_begin()
     try:
         for idx in prange(size, nogil=True, num_threads=threads, schedule="dynamic",
                           chunksize=1024):
+            if tb_stopping():
+                continue
             init_entry(&c, &states[threadid()], idx)
         for stm in range(2):
             for idx in prange(size, nogil=True, num_threads=threads, schedule="static"):
                 if c.values[stm][idx] == 1:
                     tb_set_bit(frontier[stm], idx)
         n = 1
-        while True:
+        while not tb_stopping():
             decided = 0
             for stm in range(2):
                 for w in prange(words, nogil=True, num_threads=threads, schedule="dynamic",
                                 chunksize=16):
                     bits = frontier[stm][w]
-                    if bits == 0:
+                    if bits == 0 or tb_stopping():
                         continue
                     frontier[stm][w] = 0
                     tid = threadid()
@@ -505,13 +593,15 @@ def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_va
                 for w in prange(words, nogil=True, num_threads=threads, schedule="dynamic",
                                 chunksize=64):
                     bits = c.candidates[stm][w]
-                    if bits == 0:
+                    if bits == 0 or tb_stopping():
                         continue
                     c.candidates[stm][w] = 0
                     tid = threadid()
                     for t in range(64):
                         if (bits >> t) & 1:
                             decided += verify_candidate(&c, &states[tid], stm, w * 64 + t, n)
+            if tb_stopping():
+                break                   # a pass left half done: its values are discarded
             # The next frontier: what this pass decided, and the tentative values of distance
             # n that take effect now; count what is still pending.  (The frontier's words
             # were all cleared as they were expanded.)
@@ -540,6 +630,9 @@ def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_va
             bs_free(&states[t])
         free(states)
         free(bitmaps)
+        stopped = tb_guard_end()
+    if stopped:
+        raise_interrupted()
     return n
 
 
@@ -614,6 +707,7 @@ def recheck(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_value
     cdef Context c
     cdef int64_t size = indexer.data.size, idx, bad = 0
     cdef int stm, t, color, kind, expected
+    cdef bint stopped = False
     cdef BoardState* states
     keep = setup_context(&c, indexer, red_values, black_values, subs, capture_resets,
                          capture_limit, rules)
@@ -623,12 +717,15 @@ def recheck(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_value
     for t in range(threads):
         bs_init(&states[t])
     mismatches = []
+    tb_guard_begin()
     try:
         for idx in prange(size, nogil=True, num_threads=threads, schedule="dynamic",
                           chunksize=1024):
+            if tb_stopping():
+                continue
             bad += mismatches_at(&c, &states[threadid()], idx)
         for stm in range(2):
-            if bad and len(mismatches) < max_report:
+            if bad and len(mismatches) < max_report and not tb_stopping():
                 for idx in range(size):
                     expected = expected_code(&c, &states[0], stm, idx)
                     if expected != c.values[stm][idx]:
@@ -639,6 +736,9 @@ def recheck(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_value
         for t in range(threads):
             bs_free(&states[t])
         free(states)
+        stopped = tb_guard_end()
+    if stopped:
+        raise_interrupted()
     return bad, mismatches
 
 
@@ -793,6 +893,7 @@ def perpetual_check_sets(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1
     cdef int64_t size = indexer.data.size, idx, w, words = (size + 63) // 64
     cdef int64_t removed, found = 0, candidates
     cdef int checker, victim, t
+    cdef bint stopped = False
     cdef uint16_t code
     cdef bint opponent_never_wins
     cdef int attacking = (1 << ROOK) | (1 << HORSE) | (1 << CANNON) | (1 << PAWN)
@@ -811,6 +912,7 @@ def perpetual_check_sets(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1
     out_victim[1] = &victim_black[0]
     for t in range(threads):
         bs_init(&states[t])
+    tb_guard_begin()
     try:
         for checker in range(2):
             victim = checker ^ 1
@@ -826,32 +928,36 @@ def perpetual_check_sets(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1
                 S[w] = 0
             for idx in prange(size, nogil=True, num_threads=threads, schedule="dynamic",
                               chunksize=1024):
-                if c.values[checker][idx] == 0 and \
+                if c.values[checker][idx] == 0 and not tb_stopping() and \
                         only_checks_keep_draw(&c, &states[threadid()], checker, idx,
                                               opponent_never_wins):
                     tb_set_bit(S, idx)
             candidates = 0
             for w in range(words):
                 candidates += __builtin_popcountll(S[w])
-            if candidates == 0:
+            if candidates == 0 or tb_stopping():
                 continue                # nothing to trap, no victims
             while True:
                 for w in range(words):
                     T[w] = 0
                 for idx in prange(size, nogil=True, num_threads=threads, schedule="dynamic",
                                   chunksize=1024):
-                    if c.values[victim][idx] == 0 and \
+                    if c.values[victim][idx] == 0 and not tb_stopping() and \
                             answers_quietly_into(&c, &states[threadid()], victim, idx, S):
                         tb_set_bit(T, idx)
                 removed = 0
                 for idx in prange(size, nogil=True, num_threads=threads, schedule="dynamic",
                                   chunksize=1024):
+                    if tb_stopping():
+                        continue
                     if tb_bit(S, idx) and not drawing_checks_trapped(
                             &c, &states[threadid()], checker, idx, T):
                         tb_clear_bit(S, idx)
                         removed += 1
-                if removed == 0:
+                if removed == 0 or tb_stopping():
                     break
+            if tb_stopping():
+                break                   # the sets are unfinished: nothing goes out
             for w in range(words):
                 found += __builtin_popcountll(S[w])
                 out_checker[checker][w] |= S[w]
@@ -862,6 +968,9 @@ def perpetual_check_sets(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1
         free(states)
         free(S)
         free(T)
+        stopped = tb_guard_end()
+    if stopped:
+        raise_interrupted()
     return found
 
 
@@ -978,6 +1087,7 @@ def chase_sensitive_draws(Indexer indexer, uint16_t[::1] red_values,
     cdef int64_t size = indexer.data.size, idx, w, words = (size + 63) // 64
     cdef int64_t removed, marked = 0
     cdef int holder, stm, t
+    cdef bint stopped = False
     cdef uint64_t* G[2]
     cdef uint64_t* safe[2]
     cdef uint64_t* out[2]
@@ -994,6 +1104,7 @@ def chase_sensitive_draws(Indexer indexer, uint16_t[::1] red_values,
     out[1] = &out_black[0]
     for t in range(threads):
         bs_init(&states[t])
+    tb_guard_begin()
     try:
         for stm in range(2):
             for idx in range(size):
@@ -1008,10 +1119,12 @@ def chase_sensitive_draws(Indexer indexer, uint16_t[::1] red_values,
                 for idx in range(size):
                     if c.values[stm][idx] == 0:
                         tb_set_bit(G[stm], idx)
-            while True:
+            while not tb_stopping():
                 removed = 0
                 for idx in prange(size, nogil=True, num_threads=threads, schedule="dynamic",
                                   chunksize=1024):
+                    if tb_stopping():
+                        continue
                     if tb_bit(G[holder], idx) and not holds_without_attacking(
                             &c, &states[threadid()], holder, idx, G[holder ^ 1]):
                         tb_clear_bit(G[holder], idx)
@@ -1019,6 +1132,8 @@ def chase_sensitive_draws(Indexer indexer, uint16_t[::1] red_values,
                 for idx in prange(size, nogil=True, num_threads=threads, schedule="dynamic",
                                   chunksize=1024):
                     # Every drawing move of the opponent must stay where the holder holds.
+                    if tb_stopping():
+                        continue
                     if tb_bit(G[holder ^ 1], idx) and not drawing_checks_trapped(
                             &c, &states[threadid()], holder ^ 1, idx, G[holder]):
                         tb_clear_bit(G[holder ^ 1], idx)
@@ -1029,6 +1144,8 @@ def chase_sensitive_draws(Indexer indexer, uint16_t[::1] red_values,
                 for w in range(words):
                     safe[stm][w] &= G[stm][w]
         for stm in range(2):
+            if tb_stopping():
+                break                   # the marks are unfinished: nothing goes out
             for idx in range(size):
                 if c.values[stm][idx] == 0 and not tb_bit(safe[stm], idx):
                     tb_set_bit(out[stm], idx)
@@ -1038,4 +1155,7 @@ def chase_sensitive_draws(Indexer indexer, uint16_t[::1] red_values,
             bs_free(&states[t])
         free(states)
         free(G[0]); free(G[1]); free(safe[0]); free(safe[1])
+        stopped = tb_guard_end()
+    if stopped:
+        raise_interrupted()
     return marked
