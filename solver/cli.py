@@ -98,7 +98,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
         progress.finish()
         if tablebase is not None:
             tablebase.close()
-    status = 0 if result.verdict == Verdict.MATE else 1
+    # Ctrl-C: what is known is printed, and the status says interrupted (130).
+    status = 130 if progress.cancelled else 0 if result.verdict == Verdict.MATE else 1
     line = write_line(board, result.main_line, args.notation)
     if args.json:
         emit({
@@ -167,7 +168,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         progress.finish()
         if tablebase is not None:
             tablebase.close()
-    status = 0 if _sound(report) else 1
+    status = 130 if progress.cancelled else 0 if _sound(report) else 1
     if progress.cancelled:
         report.unproven.insert(0, "interrupted (Ctrl-C): the report is incomplete")
 
@@ -223,7 +224,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         print(f"Recorded line: {verdict}" + (f": {check.problem}" if check.problem else ""))
     for item in report.unproven:
         print(f"unproven: {item}")
-    print("Sound." if status == 0 else "Not sound (exit status 1).")
+    print("Sound." if status == 0 else "Interrupted (exit status 130)." if status == 130
+          else "Not sound (exit status 1).")
     return status
 
 
