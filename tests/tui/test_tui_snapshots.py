@@ -47,7 +47,11 @@ def _tablebase_after_a_draw(tmp_path, monkeypatch):
         while any(not worker.is_finished for worker in pilot.app.workers):
             assert time.monotonic() < deadline
             await pilot.pause(0.05)
-        await pilot.pause()
+        # The panel fills its histogram after the worker's message arrives; on a busy machine
+        # that takes more than one refresh (a CI run caught it half drawn).
+        await pilot.wait_for_scheduled_animations()
+        for _ in range(3):
+            await pilot.pause(0.1)
     return app, after_the_draw
 
 
