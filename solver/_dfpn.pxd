@@ -85,7 +85,6 @@ cdef class Search:
     cdef int threatens(self, int move, int order, int remaining)
     cdef int run_threat(self, int order, int remaining)
     cdef int piece_total(self) noexcept
-    cdef int defender_moves(self) noexcept
     cdef int tablebase_code(self)
     cdef bint over_limits(self)
     cdef void evaluate_new(self, bint or_node, int remaining, int order, uint32_t* pn,

@@ -624,10 +624,6 @@ cdef class Search:
         elif pn[0] == 1 and dn[0] == 1 and not or_node:
             pn[0] = n                   # a fresh defender node: one proof per reply
 
-    cdef int defender_moves(self) noexcept:
-        cdef int moves[MAX_MOVES]
-        return bs_legal_moves(&self.state, moves)
-
     cdef void mid(self, bint or_node, int remaining, int order, uint32_t thpn, uint32_t thdn,
                   uint32_t* out_pn, uint32_t* out_dn, int* out_length, bint* out_tainted):
         """Expand the current node until its pn >= thpn or dn >= thdn."""

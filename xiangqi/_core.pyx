@@ -265,6 +265,16 @@ cdef void bs_rebuild(BoardState* s) noexcept nogil:
         s.key ^= ZOBRIST[piece][sq]
 
 
+cdef inline Undo* next_undo(BoardState* s) noexcept nogil:
+    """The undo record for the move about to be made (the stack doubles when full)."""
+    if s.ply >= s.undo_capacity:
+        s.undo_capacity *= 2
+        s.undo_stack = <Undo*> realloc(s.undo_stack, s.undo_capacity * sizeof(Undo))
+        if s.undo_stack == NULL:
+            abort()
+    return &s.undo_stack[s.ply]
+
+
 cdef void bs_make(BoardState* s, int move) noexcept nogil:
     cdef int f = xq_move_from(move)
     cdef int t = xq_move_to(move)
@@ -273,13 +283,7 @@ cdef void bs_make(BoardState* s, int move) noexcept nogil:
     cdef int side = s.turn
     cdef int opp = side ^ 1
     cdef int idx, last
-    cdef Undo* u
-    if s.ply >= s.undo_capacity:
-        s.undo_capacity *= 2
-        s.undo_stack = <Undo*> realloc(s.undo_stack, s.undo_capacity * sizeof(Undo))
-        if s.undo_stack == NULL:
-            abort()
-    u = &s.undo_stack[s.ply]
+    cdef Undo* u = next_undo(s)
     u.move = move
     u.captured = captured
     u.halfmove_clock = s.halfmove_clock
@@ -348,13 +352,7 @@ cdef void bs_make_null(BoardState* s) noexcept nogil:
     what a side threatens.  Its undo record is marked NULL_MOVE_MARK in ``captured``, so
     repetition scans (which stop at a capture) never reach across it: a line with a pass is
     no game, and the positions before it cannot repeat into the ones after."""
-    cdef Undo* u
-    if s.ply >= s.undo_capacity:
-        s.undo_capacity *= 2
-        s.undo_stack = <Undo*> realloc(s.undo_stack, s.undo_capacity * sizeof(Undo))
-        if s.undo_stack == NULL:
-            abort()
-    u = &s.undo_stack[s.ply]
+    cdef Undo* u = next_undo(s)
     u.move = 0
     u.captured = NULL_MOVE_MARK
     u.capture_index = 0
