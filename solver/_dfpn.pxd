@@ -10,7 +10,7 @@ cdef enum:
     MAX_LAMBDA_ORDER = 8
     TRACKED_PLIES = 4096     # plies of the line whose "gave check" flags are kept
     BUCKET_ENTRIES = 4
-    MOVE_LIST_MOVES = 59     # longer lists are generated every time
+    MOVE_LIST_MOVES = 58     # longer lists are generated every time
     MOVE_CACHE_BITS = 17     # 2^17 lists of 128 bytes: 16 MiB
 
 cdef struct Entry:
@@ -29,9 +29,10 @@ cdef struct Entry:
 
 cdef struct MoveList:
     # 128 bytes: the moves generated at a node, kept so that df-pn's many re-expansions of
-    # a node neither generate its moves nor run its threat tests again.
+    # a node do not generate its moves (and sort out its checks) again.
     uint64_t key             # the node's key mixed with what its list depends on
     uint16_t count
+    uint16_t ungated         # the first ``ungated`` moves need no threat (checks, captures)
     uint16_t moves[MOVE_LIST_MOVES]
 
 cdef class Search:
@@ -57,18 +58,14 @@ cdef class Search:
     cdef public object repetition_judge      # callable(codes, turn, moves) -> loser or -1
     cdef public long long judge_calls
     cdef public int order                    # λ order of the running root search
-    cdef public long long threat_nodes       # node budget of an order-1 threat test
     cdef public int tempo_frontier           # λ orders > 1 try every move with this few left
-    cdef public long long threat_tests
-    cdef public long long threat_nodes_spent # nodes searched in threat tests (outermost)
-    cdef int threat_depth                    # threat tests running, one inside another
-    cdef long long local_limit               # node count at which a threat test gives up
-    cdef uint64_t* threat_failed             # keys of inconclusive threat tests
+    cdef public long long threat_tests       # threat searches opened (a pass searched)
+    cdef public long long threat_nodes_spent # nodes searched after a pass (outermost)
+    cdef int threat_depth                    # threat searches running, one inside another
     cdef MoveList* move_cache
-    cdef uint64_t threat_mask
     cdef uint8_t check_after[TRACKED_PLIES]  # per ply of the line: the move gave check
 
-    cdef void note_check(self) noexcept
+    cdef bint note_check(self) noexcept
     cdef bint defender_must_deviate(self) noexcept
     cdef int cycle_start(self) noexcept
     cdef int judge_repetition(self)
@@ -76,18 +73,19 @@ cdef class Search:
     cdef uint64_t history_signature(self) noexcept
     cdef Entry* bucket(self, uint64_t home) noexcept
     cdef Entry* probe(self, uint64_t key, uint64_t home) noexcept
-    cdef void lookup(self, uint64_t key, int remaining, int order, uint32_t* pn, uint32_t* dn,
-                     bint* tainted) noexcept
-    cdef void store(self, uint64_t key, int remaining, int order, uint32_t pn, uint32_t dn,
-                    int length, bint tainted, long long work, int best) noexcept
-    cdef int generate(self, bint attacker_to_move, int remaining, int order, int* moves)
-    cdef int cached_moves(self, bint attacker_to_move, int remaining, int order, int* moves)
-    cdef int threatens(self, int move, int order, int remaining)
-    cdef int run_threat(self, int order, int remaining)
+    cdef void lookup(self, uint64_t key, uint64_t salt, int remaining, int order, uint32_t* pn,
+                     uint32_t* dn, bint* tainted) noexcept
+    cdef void store(self, uint64_t key, uint64_t salt, int remaining, int order, uint32_t pn,
+                    uint32_t dn, int length, bint tainted, long long work, int best) noexcept
+    cdef int generate(self, bint attacker_to_move, int remaining, int order, int* moves,
+                      int* ungated)
+    cdef int cached_moves(self, bint attacker_to_move, int remaining, int order, int* moves,
+                          int* ungated)
     cdef int piece_total(self) noexcept
     cdef int tablebase_code(self)
     cdef bint over_limits(self)
-    cdef void evaluate_new(self, bint or_node, int remaining, int order, uint32_t* pn,
-                           uint32_t* dn, int* length, bint* tainted)
-    cdef void mid(self, bint or_node, int remaining, int order, uint32_t thpn, uint32_t thdn,
-                  uint32_t* out_pn, uint32_t* out_dn, int* out_length, bint* out_tainted)
+    cdef void evaluate_new(self, bint or_node, int remaining, int order, bint gated,
+                           uint32_t* pn, uint32_t* dn, int* length, bint* tainted)
+    cdef void mid(self, bint or_node, int remaining, int order, bint gated, uint32_t thpn,
+                  uint32_t thdn, uint32_t* out_pn, uint32_t* out_dn, int* out_length,
+                  bint* out_tainted)

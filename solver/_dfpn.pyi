@@ -38,9 +38,8 @@ class Search:
     repetition_judge: Callable[[bytes, int, list[tuple[int, int]]], int] | None
     judge_calls: int
     order: int                  # λ order of the running root search (FULL: full width)
-    threat_nodes: int           # node budget of an order-1 threat test
-    threat_tests: int
-    threat_nodes_spent: int     # nodes searched in threat tests (the outermost ones)
+    threat_tests: int           # threat searches entered (a pass searched)
+    threat_nodes_spent: int     # nodes searched after a pass (the outermost ones)
     tempo_frontier: int         # λ orders > 1 try every move with this few moves left
 
     def __init__(self, table_bits: int = 20) -> None: ...

@@ -16,14 +16,23 @@ Attacker nodes of an order-n search admit only some moves: order 1 the checks (�
 the continuous-check stipulation asks); order n > 1 the checks and the quiet moves that
 threaten an order n - 1 win: after the move, were the defender to pass, the attacker would
 win at order n - 1 within the moves left.  A pass is not legal when the defender is in
-check, but every check is admitted at every order without a threat test, so the pass is
-only ever made after a quiet move, with the defender not in check.  A quiet move that
-leaves the defender without a legal move wins at once (困毙, stalemate, is a loss in
-Xiangqi) and is admitted at every order above 1; a zugzwang win that needs a waiting move
-threatening nothing is found only by the full-width order.  Threat tests have a node budget
-(``threat_nodes``, growing with the order); a test that runs out counts as no threat.  So a
-disproof at an order below FULL_WIDTH says only that this order found nothing: it is never
-reported as "no mate".
+check, but every check (and every capture) is admitted at every order without a threat
+test, so the pass is only ever made after a quiet move, with the defender not in check.  A
+quiet move that leaves the defender without a legal move wins at once (困毙, stalemate, is a
+loss in Xiangqi) and is admitted at every order above 1; a zugzwang win that needs a
+waiting move threatening nothing is found only by the full-width order (or within
+``tempo_frontier`` moves of the bound, where every move is tried).
+
+The threat test is part of the proof tree, as in λ-df-pn: the defender node after a quiet
+move is "gated".  Its first child is the position after a pass, searched at order n - 1;
+until that is solved the gated node's numbers are the pass child's (its proof number one
+more, for the replies still to come), so df-pn spends effort on a threat exactly as on any
+other subtree and puts off the tests that look hard.  A disproved pass child means the move
+threatens nothing: the gated node is disproved at order n.  A proved one opens the
+defender's replies, searched as at any defender node.  A gated node's unfinished values and
+disproofs are kept under their own keys (a capture or a check into the same position is not
+gated); its proof is a proof like any other.  So a disproof at an order below FULL_WIDTH
+says only that this order found nothing: it is never reported as "no mate".
 
 Repetition: a move that repeats a position of the current line (since the last capture) is
 a failure for the attacker, except that a defender who checked on every move of the cycle
@@ -66,15 +75,12 @@ cdef uint64_t ORDER_KEY[256]
 cdef extern from *:
     """
     #define XQ_DISPROOF_SALT 0xD15D15D15D15D15DULL
-    #define XQ_THREAT_SALT 0x5BD1E9955BD1E995ULL
+    #define XQ_GATE_SALT 0x5BD1E9955BD1E995ULL
     #define XQ_MOVES_SALT 0x3C6EF372FE94F82BULL
     """
     const uint64_t MOVES_SALT "XQ_MOVES_SALT"
     const uint64_t DISPROOF_SALT "XQ_DISPROOF_SALT"
-    const uint64_t THREAT_SALT "XQ_THREAT_SALT"
-# Threat tests of a higher order get more nodes: an order-n test runs an order n - 1 search.
-DEF THREAT_GROWTH = 8
-DEF THREAT_CACHE_BITS = 16
+    const uint64_t GATE_SALT "XQ_GATE_SALT"
 
 cdef uint64_t _mix(uint64_t* z) noexcept:
     z[0] += 0x9E3779B97F4A7C15ULL
@@ -161,11 +167,6 @@ cdef class Search:
         memset(memory, 0, size)
         self.table = <Entry*> memory
         self.bucket_mask = ((<uint64_t> 1) << (table_bits - 2)) - 1
-        self.threat_failed = <uint64_t*> calloc((<uint64_t> 1) << THREAT_CACHE_BITS,
-                                                sizeof(uint64_t))
-        if self.threat_failed == NULL:
-            raise MemoryError()
-        self.threat_mask = ((<uint64_t> 1) << THREAT_CACHE_BITS) - 1
         self.move_cache = <MoveList*> calloc((<uint64_t> 1) << MOVE_CACHE_BITS, sizeof(MoveList))
         if self.move_cache == NULL:
             raise MemoryError()
@@ -187,17 +188,14 @@ cdef class Search:
         self.repetition_judge = None
         self.judge_calls = 0
         self.order = FULL_WIDTH
-        self.threat_nodes = 300
         self.tempo_frontier = 2
         self.threat_tests = 0
         self.threat_nodes_spent = 0
         self.threat_depth = 0
-        self.local_limit = 0
 
     def __dealloc__(self):
         bs_free(&self.state)
         free(self.table)
-        free(self.threat_failed)
         free(self.move_cache)
 
     @property
@@ -210,10 +208,7 @@ cdef class Search:
         return min(self.stored, self.table_entries)
 
     def clear_table(self):
-        cdef uint64_t i
         memset(self.table, 0, (self.bucket_mask + 1) * BUCKET_ENTRIES * sizeof(Entry))
-        for i in range(self.threat_mask + 1):
-            self.threat_failed[i] = 0
         memset(self.move_cache, 0, ((<uint64_t> 1) << MOVE_CACHE_BITS) * sizeof(MoveList))
         self.stored = 0
 
@@ -245,12 +240,16 @@ cdef class Search:
                 return &e[i]
         return NULL
 
-    cdef void lookup(self, uint64_t key, int remaining, int order, uint32_t* pn, uint32_t* dn,
-                     bint* tainted) noexcept:
+    cdef void lookup(self, uint64_t key, uint64_t salt, int remaining, int order, uint32_t* pn,
+                     uint32_t* dn, bint* tainted) noexcept:
+        """The stored (pn, dn) of the position ``key`` for ``remaining`` moves at ``order``:
+        its proof, else a disproof that covers the query, else the values of this very budget,
+        else (1, 1).  ``salt`` (GATE_SALT for a gated defender node, else 0) separates the
+        disproofs and values of nodes whose move lists differ; proofs are shared."""
         cdef Entry* slots = self.bucket(key)
         cdef Entry* e
-        cdef uint64_t disproof_key = key ^ DISPROOF_SALT
-        cdef uint64_t values_key = budget_key(key, remaining, order)
+        cdef uint64_t disproof_key = key ^ DISPROOF_SALT ^ salt
+        cdef uint64_t values_key = budget_key(key ^ salt, remaining, order)
         cdef Entry* disproof = NULL
         cdef int i
         tainted[0] = False
@@ -275,8 +274,8 @@ cdef class Search:
             pn[0] = INF; dn[0] = 0
             tainted[0] = entry_tainted(disproof)
 
-    cdef void store(self, uint64_t key, int remaining, int order, uint32_t pn, uint32_t dn,
-                    int length, bint tainted, long long work, int best) noexcept:
+    cdef void store(self, uint64_t key, uint64_t salt, int remaining, int order, uint32_t pn,
+                    uint32_t dn, int length, bint tainted, long long work, int best) noexcept:
         # Buckets of four; the entry for the result is the one already under its key, else
         # an empty one, else the one with the least work below it, proofs kept longest.
         cdef Entry* slots = self.bucket(key)
@@ -284,9 +283,9 @@ cdef class Search:
         cdef uint64_t stored_key = key
         cdef int i, priority, lowest = 1 << 30
         if pn != 0 and dn != 0:
-            stored_key = budget_key(key, remaining, order)
+            stored_key = budget_key(key ^ salt, remaining, order)
         elif dn == 0:
-            stored_key = key ^ DISPROOF_SALT
+            stored_key = key ^ DISPROOF_SALT ^ salt
         for i in range(BUCKET_ENTRIES):
             if slots[i].key == stored_key:
                 e = &slots[i]
@@ -321,10 +320,13 @@ cdef class Search:
 
     # -- the perpetual-check rule --------------------------------------------------------------
 
-    cdef void note_check(self) noexcept:
-        """Record whether the move that led here gave check (called with the move made)."""
+    cdef bint note_check(self) noexcept:
+        """Record whether the move that led here gave check (called with the move made);
+        returns it: the side to move is in check."""
+        cdef bint in_check = bs_king_attacked(&self.state, self.state.turn)
         if 0 < self.state.ply <= TRACKED_PLIES:
-            self.check_after[self.state.ply - 1] = bs_king_attacked(&self.state, self.state.turn)
+            self.check_after[self.state.ply - 1] = in_check
+        return in_check
 
     cdef int cycle_start(self) noexcept:
         """The ply of the current position's last occurrence since the last capture, or -1."""
@@ -401,18 +403,31 @@ cdef class Search:
 
     # -- move generation and threats -----------------------------------------------------------
 
-    cdef int generate(self, bint attacker_to_move, int remaining, int order, int* moves):
+    cdef int generate(self, bint attacker_to_move, int remaining, int order, int* moves,
+                      int* ungated):
         """Moves to search at this node: every legal move for the defender and in full-width
-        attacker nodes; at order n the checks, then (n > 1) the quiet moves that threaten an
-        order n - 1 win.  Checks come first everywhere (better ties for df-pn).  Returns -1
-        if a limit stopped a threat test (the list would be incomplete)."""
+        attacker nodes; at order 1 the checks; at order n > 1 the checks and captures, then
+        every other move, gated (admitted once a threat search after a pass proves a threat):
+        ``ungated`` is set to the number of leading moves that need no threat.  Checks come
+        first everywhere (better ties for df-pn)."""
         cdef int all_moves[MAX_MOVES]
         cdef int n = bs_legal_moves(&self.state, all_moves)
-        cdef int i, kept = 0, quiet = 0, threat
+        cdef int i, kept = 0, quiet = 0
         cdef int quiet_moves[MAX_MOVES]
         if not attacker_to_move:
+            # The defender's checks first: a counter-attack that mates the attacker refutes
+            # the move before anything else needs a look.
             for i in range(n):
-                moves[i] = all_moves[i]
+                if bs_may_give_check(&self.state, all_moves[i]) and \
+                        bs_gives_check(&self.state, all_moves[i]):
+                    moves[kept] = all_moves[i]
+                    kept += 1
+                else:
+                    quiet_moves[quiet] = all_moves[i]
+                    quiet += 1
+            for i in range(quiet):
+                moves[kept + i] = quiet_moves[i]
+            ungated[0] = n
             return n
         for i in range(n):
             if bs_may_give_check(&self.state, all_moves[i]) and \
@@ -427,8 +442,10 @@ cdef class Search:
             # leaves the defender in zugzwang threatens nothing, so no threat test admits it.
             for i in range(quiet):
                 moves[kept + i] = quiet_moves[i]
-            return kept + quiet
+            ungated[0] = n
+            return n
         if order <= 1:
+            ungated[0] = kept
             return kept
         for i in range(quiet):
             if self.state.squares[xq_move_to(quiet_moves[i])] != EMPTY:
@@ -436,19 +453,18 @@ cdef class Search:
                 # tablebase position), which the mate threat of a pass does not measure.
                 moves[kept] = quiet_moves[i]
                 kept += 1
-                continue
-            threat = self.threatens(quiet_moves[i], order - 1, remaining - 1)
-            if threat < 0:
-                return -1
-            if threat:
+        ungated[0] = kept
+        for i in range(quiet):
+            if self.state.squares[xq_move_to(quiet_moves[i])] == EMPTY:
                 moves[kept] = quiet_moves[i]
                 kept += 1
         return kept
 
-    cdef int cached_moves(self, bint attacker_to_move, int remaining, int order, int* moves):
+    cdef int cached_moves(self, bint attacker_to_move, int remaining, int order, int* moves,
+                          int* ungated):
         """:meth:`generate`, from the move-list cache when this node's list is there.  An
-        attacker's list depends on the moves left and the order (its threat tests), a
-        defender's on the position alone."""
+        attacker's list depends on the moves left and the order, a defender's on the
+        position alone."""
         cdef uint64_t key = self.state.key ^ MOVES_SALT
         cdef MoveList* slot
         cdef int n, i
@@ -458,73 +474,16 @@ cdef class Search:
         if slot.key == key:
             for i in range(slot.count):
                 moves[i] = slot.moves[i]
+            ungated[0] = slot.ungated
             return slot.count
-        n = self.generate(attacker_to_move, remaining, order, moves)
-        if 0 <= n <= MOVE_LIST_MOVES:
+        n = self.generate(attacker_to_move, remaining, order, moves, ungated)
+        if n <= MOVE_LIST_MOVES:
             slot.key = key
             slot.count = n
+            slot.ungated = ungated[0]
             for i in range(n):
                 slot.moves[i] = moves[i]
         return n
-
-    cdef int threatens(self, int move, int order, int remaining):
-        """After the quiet ``move``: 1 if the defender has no legal move, or if, were he to
-        pass, the attacker would win at ``order`` within ``remaining`` moves; 0 if not (or
-        the test ran out of nodes); -1 if an outer limit stopped the test."""
-        cdef int result
-        bs_make(&self.state, move)
-        if not bs_has_legal_move(&self.state):
-            bs_unmake(&self.state)
-            return 1                     # 困毙: the defender is stalemated, which loses
-        if remaining <= 0:
-            bs_unmake(&self.state)
-            return 0
-        bs_make_null(&self.state)
-        result = self.run_threat(order, remaining)
-        bs_unmake_null(&self.state)
-        bs_unmake(&self.state)
-        return result
-
-    cdef int run_threat(self, int order, int remaining):
-        """Does the attacker (to move, after a pass) win at ``order`` within ``remaining``?
-        1 yes, 0 no or not within the test's nodes, -1 stopped by an outer limit."""
-        cdef uint32_t pn, dn
-        cdef int length, i
-        cdef bint tainted
-        cdef long long saved = self.local_limit, budget = self.threat_nodes, limit, before
-        cdef uint64_t failed_key = budget_key(self.state.key, remaining, order) ^ THREAT_SALT
-        cdef uint64_t slot = failed_key & self.threat_mask
-        self.lookup(self.state.key, remaining, order, &pn, &dn, &tainted)
-        if pn == 0:
-            return 1
-        if dn == 0:
-            return 0
-        if self.threat_failed[slot] == failed_key:
-            return 0
-        for i in range(1, order):
-            budget *= THREAT_GROWTH
-        limit = self.nodes + budget
-        if saved and saved < limit:
-            limit = saved
-        self.local_limit = limit
-        self.threat_tests += 1
-        before = self.nodes
-        pn = 1; dn = 1
-        self.threat_depth += 1
-        while pn != 0 and dn != 0 and not self.over_limits():
-            self.mid(True, remaining, order, INF, INF, &pn, &dn, &length, &tainted)
-        self.threat_depth -= 1
-        self.local_limit = saved
-        if self.threat_depth == 0:      # nested tests are inside the outer one's nodes
-            self.threat_nodes_spent += self.nodes - before
-        if pn == 0:
-            return 1
-        if dn == 0:
-            return 0
-        if self.stopped or (saved and self.nodes >= saved):
-            return -1
-        self.threat_failed[slot] = failed_key
-        return 0
 
     # -- search --------------------------------------------------------------------------------
 
@@ -547,8 +506,6 @@ cdef class Search:
         cdef double now
         if self.stopped:
             return True
-        if self.local_limit and self.nodes >= self.local_limit:
-            return True
         if self.node_limit and self.nodes >= self.node_limit:
             self.stopped = 1
             return True
@@ -566,18 +523,21 @@ cdef class Search:
                     return True
         return False
 
-    cdef void evaluate_new(self, bint or_node, int remaining, int order, uint32_t* pn,
-                           uint32_t* dn, int* length, bint* tainted):
+    cdef void evaluate_new(self, bint or_node, int remaining, int order, bint gated,
+                           uint32_t* pn, uint32_t* dn, int* length, bint* tainted):
         """First look at a node just reached (the move already made): terminal values,
-        repetition, tablebase, table, or the initial values."""
+        repetition, tablebase, table, or the initial values.  ``gated``: a defender node
+        after a quiet move of a λ order, admitted only if it threatens."""
         cdef int n, code, plies, moves_to_mate
+        cdef int replies[MAX_MOVES]
+        cdef bint in_check
         cdef Entry* slots = self.bucket(self.state.key)
         # The table is read last, after the work below: start loading its bucket now.
         xq_prefetch(slots)
         xq_prefetch(<char*> slots + 64)
         tainted[0] = False
         length[0] = 0
-        self.note_check()
+        in_check = self.note_check()
         if bs_repetitions(&self.state) > 0:
             tainted[0] = True
             if self.perpetual_check_rule and self.defender_must_deviate():
@@ -590,11 +550,17 @@ cdef class Search:
             return
         n = 1
         if not or_node:
-            n = 1 if bs_has_legal_move(&self.state) else 0
+            # A defender in check has few replies, each to be refuted: counting them (cheap
+            # then) gives df-pn a truer proof number than one.
+            if in_check:
+                n = bs_legal_moves(&self.state, replies)
+            else:
+                n = 1 if bs_has_legal_move(&self.state) else 0
             if n == 0:                  # mated or stalemated: both lose in Xiangqi
                 pn[0] = 0; dn[0] = INF
                 return
-        elif remaining <= 0:
+        elif remaining <= 0 or (in_check and not bs_has_legal_move(&self.state)):
+            # Out of moves, or mated by the defender's counter-attack.
             pn[0] = INF; dn[0] = 0
             return
         code = self.tablebase_code()
@@ -618,50 +584,79 @@ cdef class Search:
                 pn[0] = 0; dn[0] = INF; length[0] = moves_to_mate
                 return
             self.tb_leaves -= 1
-        self.lookup(self.state.key, remaining, order, pn, dn, tainted)
+        self.lookup(self.state.key, GATE_SALT if gated else 0, remaining, order, pn, dn, tainted)
         if pn[0] == 0:
             length[0] = self.probe(self.state.key, self.state.key).length
         elif pn[0] == 1 and dn[0] == 1 and not or_node:
-            pn[0] = n                   # a fresh defender node: one proof per reply
+            # A fresh defender node: one proof per reply, and after a quiet move one more
+            # for the threat that has to be shown first.
+            pn[0] = n + 1 if gated else n
 
-    cdef void mid(self, bint or_node, int remaining, int order, uint32_t thpn, uint32_t thdn,
-                  uint32_t* out_pn, uint32_t* out_dn, int* out_length, bint* out_tainted):
-        """Expand the current node until its pn >= thpn or dn >= thdn."""
+    cdef void mid(self, bint or_node, int remaining, int order, bint gated, uint32_t thpn,
+                  uint32_t thdn, uint32_t* out_pn, uint32_t* out_dn, int* out_length,
+                  bint* out_tainted):
+        """Expand the current node until its pn >= thpn or dn >= thdn.  A ``gated``
+        defender node first has its threat shown: the position after a pass, searched at
+        order - 1 (see the module's docstring)."""
         cdef int moves[MAX_MOVES]
         cdef uint32_t cpn[MAX_MOVES]
         cdef uint32_t cdn[MAX_MOVES]
         cdef int clen[MAX_MOVES]
         cdef bint ctaint[MAX_MOVES]
-        cdef int n, i, best, child_remaining, length, best_move
+        cdef int n, i, best, child_remaining, length, best_move, ungated
         cdef uint32_t pn, dn, best_value, second, child_thpn, child_thdn, value
         cdef uint32_t sum_value, other
         cdef int unsolved
-        cdef long long start_nodes = self.nodes
+        cdef long long start_nodes = self.nodes, before
         cdef bint tainted
+        cdef uint64_t salt = GATE_SALT if gated else 0
         self.nodes += 1
         self.note_check()
         if or_node and remaining <= 0:
             out_pn[0] = INF; out_dn[0] = 0; out_length[0] = 0; out_tainted[0] = False
             return
-        n = self.cached_moves(or_node, remaining, order, moves)
-        if n < 0:
-            # A limit stopped a threat test: the move list is incomplete, so nothing about
-            # this node is known or stored; the callers stop too.
-            out_pn[0] = 1; out_dn[0] = 1; out_length[0] = 0; out_tainted[0] = False
-            return
+        if gated:
+            # The threat first: were the defender to pass, would the attacker win at the
+            # order below within the moves left?
+            bs_make_null(&self.state)
+            self.evaluate_new(True, remaining, order - 1, False, &pn, &dn, &length, &tainted)
+            if pn != 0 and dn != 0:
+                self.threat_tests += 1
+            while pn != 0 and dn != 0:
+                if cap_add(pn, 1) >= thpn or dn >= thdn or self.over_limits():
+                    break
+                before = self.nodes
+                self.threat_depth += 1
+                self.mid(True, remaining, order - 1, False, thpn - 1 if thpn < INF else INF,
+                         thdn, &pn, &dn, &length, &tainted)
+                self.threat_depth -= 1
+                if self.threat_depth == 0:
+                    self.threat_nodes_spent += self.nodes - before
+            bs_unmake_null(&self.state)
+            if pn != 0:
+                # No threat (the move is not admitted at this order), or not known yet.
+                out_pn[0] = cap_add(pn, 1) if dn != 0 else INF
+                out_dn[0] = dn
+                out_length[0] = 0
+                out_tainted[0] = tainted
+                self.store(self.state.key, salt, remaining, order, out_pn[0], out_dn[0], 0,
+                           tainted, self.nodes - start_nodes, 0)
+                return
+        n = self.cached_moves(or_node, remaining, order, moves, &ungated)
         if n == 0:
             # OR: the attacker has no admitted move; AND: mate was caught by the parent.
             out_pn[0] = INF if or_node else 0
             out_dn[0] = 0 if or_node else INF
             out_length[0] = 0
             out_tainted[0] = False
-            self.store(self.state.key, remaining, order, out_pn[0], out_dn[0], 0, False, 1, 0)
+            self.store(self.state.key, salt, remaining, order, out_pn[0], out_dn[0], 0, False,
+                       1, 0)
             return
         child_remaining = remaining - 1 if or_node else remaining
         for i in range(n):
             bs_make(&self.state, moves[i])
-            self.evaluate_new(not or_node, child_remaining, order, &cpn[i], &cdn[i], &clen[i],
-                              &ctaint[i])
+            self.evaluate_new(not or_node, child_remaining, order, i >= ungated, &cpn[i],
+                              &cdn[i], &clen[i], &ctaint[i])
             bs_unmake(&self.state)
         while True:
             # Combine: OR takes the min pn, AND the min dn.  The other number uses the weak
@@ -713,8 +708,8 @@ cdef class Search:
                 if child_thpn > INF:
                     child_thpn = INF
             bs_make(&self.state, moves[best])
-            self.mid(not or_node, child_remaining, order, child_thpn, child_thdn,
-                     &cpn[best], &cdn[best], &clen[best], &ctaint[best])
+            self.mid(not or_node, child_remaining, order, best >= ungated, child_thpn,
+                     child_thdn, &cpn[best], &cdn[best], &clen[best], &ctaint[best])
             bs_unmake(&self.state)
         # Result, proof length, taint and the proof's move.
         length = 0
@@ -754,7 +749,7 @@ cdef class Search:
         out_dn[0] = dn
         out_length[0] = length
         out_tainted[0] = tainted
-        self.store(self.state.key, remaining, order, pn, dn, length, tainted,
+        self.store(self.state.key, salt, remaining, order, pn, dn, length, tainted,
                    self.nodes - start_nodes, best_move)
 
     # -- Python entry points ---------------------------------------------------------------------
@@ -810,14 +805,13 @@ cdef class Search:
         if not 1 <= order <= FULL_WIDTH:
             raise ValueError(f"order must be between 1 and {FULL_WIDTH}, not {order}")
         self.stopped = 0
-        self.local_limit = 0
         self.threat_depth = 0
         self.order = order
         if or_node and remaining <= 0:
             return DISPROVEN, None
         while pn != 0 and dn != 0 and not self.stopped:
             before = self.nodes
-            self.mid(or_node, remaining, order, INF, INF, &pn, &dn, &length, &tainted)
+            self.mid(or_node, remaining, order, False, INF, INF, &pn, &dn, &length, &tainted)
             if self.nodes == before:
                 break
         if pn == 0:

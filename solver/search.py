@@ -59,8 +59,6 @@ class Limits:
     # (0: full width only).  Order 1 admits checks, order n the moves that threaten an order
     # n - 1 win.  A proof at any order is a forced mate; only full width proves "no mate".
     lambda_orders: int = DEFAULT_LAMBDA_ORDERS
-    # Node budget of an order-1 threat test (8x more per order above).
-    threat_nodes: int = 300
 
     def __post_init__(self) -> None:
         if self.nodes < 0:
@@ -72,8 +70,6 @@ class Limits:
         if not 0 <= self.lambda_orders <= MAX_ORDER:
             raise SolverError(f"lambda orders must be between 0 and {MAX_ORDER}, "
                               f"not {self.lambda_orders}")
-        if self.threat_nodes < 1:
-            raise SolverError(f"threat nodes must be positive, not {self.threat_nodes}")
 
 
 @dataclass
@@ -99,7 +95,7 @@ class SolveResult:
     exact: bool = True          # False: a mate within ``length`` is proven, not yet its minimality
     order: int | None = None    # λ order of the proof (None: full width, or no proof)
     tb_leaves: int = 0          # leaves the tablebases answered
-    threat_tests: int = 0       # λ threat tests run (searches after a pass)
+    threat_tests: int = 0       # λ threat searches entered (searches after a pass)
 
     @property
     def plies(self) -> int | None:
@@ -141,7 +137,6 @@ class Solver:
         self.search = Search(self.limits.table_bits)
         self.search.checks_only = 1 if mode == Mode.CHECKS else 0
         self.search.perpetual_check_rule = 1 if self.limits.perpetual_check_rule else 0
-        self.search.threat_nodes = self.limits.threat_nodes
         if self.limits.repetition_rules is not None:
             self.search.repetition_judge = repetition_judge(self.limits.repetition_rules)
         # The orders a query goes through: the λ orders, then the complete one.
