@@ -408,27 +408,13 @@ cdef class Search:
         """Moves to search at this node: every legal move for the defender and in full-width
         attacker nodes; at order 1 the checks; at order n > 1 the checks and captures, then
         every other move, gated (admitted once a threat search after a pass proves a threat):
-        ``ungated`` is set to the number of leading moves that need no threat.  Checks come
-        first everywhere (better ties for df-pn)."""
+        ``ungated`` is set to the number of leading moves that need no threat."""
         cdef int all_moves[MAX_MOVES]
         cdef int n = bs_legal_moves(&self.state, all_moves)
         cdef int i, kept = 0, quiet = 0
         cdef int quiet_moves[MAX_MOVES]
-        if not attacker_to_move:
-            # The defender's checks first: a counter-attack that mates the attacker refutes
-            # the move before anything else needs a look.
-            for i in range(n):
-                if bs_may_give_check(&self.state, all_moves[i]) and \
-                        bs_gives_check(&self.state, all_moves[i]):
-                    moves[kept] = all_moves[i]
-                    kept += 1
-                else:
-                    quiet_moves[quiet] = all_moves[i]
-                    quiet += 1
-            for i in range(quiet):
-                moves[kept + i] = quiet_moves[i]
-            ungated[0] = n
-            return n
+        # Checks first, for both sides: the attacker's give df-pn better ties, the defender's
+        # counter-attack that mates the attacker refutes the move before anything else.
         for i in range(n):
             if bs_may_give_check(&self.state, all_moves[i]) and \
                     bs_gives_check(&self.state, all_moves[i]):
@@ -437,9 +423,11 @@ cdef class Search:
             else:
                 quiet_moves[quiet] = all_moves[i]
                 quiet += 1
-        if order == FULL_WIDTH or (order > 1 and remaining <= self.tempo_frontier):
-            # Near the end of the bound every move is tried: a waiting move (停着) that
-            # leaves the defender in zugzwang threatens nothing, so no threat test admits it.
+        if not attacker_to_move or order == FULL_WIDTH or (
+                order > 1 and remaining <= self.tempo_frontier):
+            # Every move: the defender's, full width's, and at any order near the end of the
+            # bound, since a waiting move (停着) that leaves the defender in zugzwang
+            # threatens nothing, so no threat test admits it.
             for i in range(quiet):
                 moves[kept + i] = quiet_moves[i]
             ungated[0] = n
