@@ -630,31 +630,47 @@ cdef int bs_unmoves(BoardState* s, int side, int* out) noexcept nogil:
     return n
 
 
-cdef int bs_legal_moves(BoardState* s, int* out) noexcept nogil:
+cdef inline bint _pseudo_move_is_legal(BoardState* s, int king, bint in_check,
+                                       int move) noexcept nogil:
+    """Whether a pseudo-legal move of the side to move keeps its king safe.  Out of check, a
+    move that is not the king's, leaves no line through the king and lands on none, and
+    does not free a horse's leg next to it cannot expose the king: no trial move needed."""
+    cdef int f = xq_move_from(move)
+    cdef int t = xq_move_to(move)
     cdef int side = s.turn
-    cdef int k = s.king_square[side]
+    cdef bint legal
+    if (not in_check and f != king and not _same_line(king, f) and not _same_line(king, t)
+            and not _diagonal_neighbour(king, f)):
+        return True
+    bs_make(s, move)
+    legal = not bs_king_attacked(s, side)
+    bs_unmake(s)
+    return legal
+
+cdef int bs_legal_moves(BoardState* s, int* out) noexcept nogil:
+    cdef int k = s.king_square[s.turn]
     cdef int n = bs_pseudo_moves(s, out)
-    cdef bint in_check = bs_king_attacked(s, side)
-    cdef int i, m, f, t, legal = 0
+    cdef bint in_check = bs_king_attacked(s, s.turn)
+    cdef int i, legal = 0
     for i in range(n):
-        m = out[i]
-        f = xq_move_from(m)
-        t = xq_move_to(m)
-        if (not in_check and f != k and not _same_line(k, f) and not _same_line(k, t)
-                and not _diagonal_neighbour(k, f)):
-            out[legal] = m
+        if _pseudo_move_is_legal(s, k, in_check, out[i]):
+            out[legal] = out[i]
             legal += 1
-            continue
-        bs_make(s, m)
-        if not bs_king_attacked(s, side):
-            out[legal] = m
-            legal += 1
-        bs_unmake(s)
     return legal
 
 cdef bint bs_has_legal_move(BoardState* s) noexcept nogil:
+    """Whether the side to move has a legal move: bs_legal_moves' test, stopping at the
+    first one (searches ask this of nearly every node they reach, and the answer is nearly
+    always yes within the first few moves)."""
     cdef int moves[MAX_MOVES]
-    return bs_legal_moves(s, moves) > 0
+    cdef int k = s.king_square[s.turn]
+    cdef int n = bs_pseudo_moves(s, moves)
+    cdef bint in_check = bs_king_attacked(s, s.turn)
+    cdef int i
+    for i in range(n):
+        if _pseudo_move_is_legal(s, k, in_check, moves[i]):
+            return True
+    return False
 
 cdef bint bs_may_give_check(BoardState* s, int move) noexcept nogil:
     """False only if the move surely gives no check (a cheap filter before bs_gives_check).
