@@ -2,13 +2,16 @@
 
     python benchmarks/solve_collection.py [--any-seconds 60] [--jobs 2] [--numbers 1-40,316]
     python benchmarks/solve_collection.py --any-seconds 0 --any-nodes 1000000 --jobs 2
+    python benchmarks/solve_collection.py --tables DIR ...    # tablebases answer the leaves
 
 Each position is first solved as a continuous-check problem (every Red move checks, up to
 ``--checks-moves`` moves, ``--checks-seconds`` each); if that proves no such mate, quiet
 moves are allowed (λ-search, then full width) up to ``--any-moves`` moves within
-``--any-seconds``.  Compositions whose titles say 和 are draw studies: they get the draw
-stipulation and are not searched here (their analysis is a separate task).  Each search
-runs on one thread; ``--jobs`` runs that many problems at once.
+``--any-seconds``; with ``--tables DIR`` the tables there answer every leaf whose material
+they cover (the figures then say how many leaves they answered).  Compositions whose titles
+say 和 are draw studies: they get the draw stipulation and are not searched here (their
+analysis is a separate task).  Each search runs on one thread; ``--jobs`` runs that many
+problems at once.
 
 Writes puzzles/data/shiqingyaqu551_verdicts.tsv (number, stipulation, verdict, moves,
 order, main_line) unless ``--no-write`` or ``--numbers`` is given: verdict "mate" (shortest
@@ -30,6 +33,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from solver import Limits, solve
+from tablebases import open_tablebase
 from xiangqi import Board
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -56,16 +60,19 @@ def verdict_of(task: tuple) -> dict:
     start = time.perf_counter()
     if is_draw_study(title):
         return {"number": number, "stipulation": "draw", "verdict": "unverified", "moves": "",
-                "order": "", "main_line": "", "seconds": 0.0}
+                "order": "", "main_line": "", "seconds": 0.0, "tb_leaves": 0}
     board = Board(fen)
+    tables = open_tablebase(args.tables) if args.tables else None
     result = solve(board, mode="checks", max_moves=args.checks_moves,
-                   limits=Limits(seconds=args.checks_seconds))
+                   limits=Limits(seconds=args.checks_seconds), tablebases=tables)
     stipulation = "checks"
+    tb_leaves = result.tb_leaves
     if result.verdict == "no mate":
         result = solve(board, mode="any", max_moves=args.any_moves,
                        limits=Limits(seconds=args.any_seconds, nodes=args.any_nodes,
-                                     lambda_orders=args.orders))
+                                     lambda_orders=args.orders), tablebases=tables)
         stipulation = "win"
+        tb_leaves += result.tb_leaves
     verdict = result.verdict
     if verdict == "mate" and not result.exact:
         verdict = f"mate within {result.length}"
@@ -79,7 +86,7 @@ def verdict_of(task: tuple) -> dict:
     return {"number": number, "stipulation": stipulation, "verdict": verdict,
             "moves": result.length if result.verdict == "mate" else "", "order": order,
             "main_line": " ".join(m.iccs() for m in result.main_line),
-            "seconds": time.perf_counter() - start}
+            "seconds": time.perf_counter() - start, "tb_leaves": tb_leaves}
 
 
 def parse_numbers(text: str | None, last: int) -> list[int]:
@@ -115,6 +122,8 @@ def summary(rows: list[dict], elapsed: float) -> list[str]:
             f"{order or '-'}: {sum(1 for r in proved if r['order'] == order)}"
             for order in sorted({r["order"] for r in proved})),
         f"draw studies (title says 和): {sum(1 for r in rows if r['stipulation'] == 'draw')}",
+        f"tablebase leaves: {sum(r['tb_leaves'] for r in rows):,} in "
+        f"{sum(1 for r in rows if r['tb_leaves'])} problems",
     ]
 
 
@@ -146,7 +155,12 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1, help="problems solved at once")
     parser.add_argument("--numbers", default=None, help="e.g. 1-40,316 (implies --no-write)")
     parser.add_argument("--no-write", action="store_true")
+    parser.add_argument("--tables", default=None, metavar="DIR",
+                        help="tablebase directory whose tables answer the leaves (default: none, "
+                             "so the verdicts do not depend on what a machine has built)")
     args = parser.parse_args()
+    if args.tables and not Path(args.tables).is_dir():
+        parser.error(f"--tables: {args.tables} is not a directory")
     every = problems()
     chosen = set(parse_numbers(args.numbers, len(every)))
     tasks = [(number, fen, title, args) for number, fen, title in every if number in chosen]

@@ -43,7 +43,6 @@ on one are marked ``tainted`` and are reused from the table only under the same 
 The pass of a threat test is a barrier for these scans, like a capture.
 Stalemate (困毙) counts as mate.  Running out of nodes, time or table gives "unknown".
 """
-from libc.stdlib cimport free
 from libc.string cimport memset
 from libc.stdint cimport uint64_t, uint32_t, int32_t, uint8_t
 from posix.time cimport clock_gettime, timespec, CLOCK_REALTIME
@@ -123,29 +122,40 @@ cdef inline uint32_t cap_add(uint32_t a, uint32_t b) noexcept nogil:
     return INF_MINUS if s >= INF_MINUS else <uint32_t> s
 
 
-cdef extern from "stdlib.h":
-    int posix_memalign(void** pointer, size_t alignment, size_t size) nogil
-
 cdef extern from "sys/mman.h":
+    void* mmap(void* address, size_t length, int protection, int flags, int fd, long offset) nogil
+    int munmap(void* address, size_t length) nogil
     int madvise(void* address, size_t length, int advice) nogil
-    int MADV_HUGEPAGE
+    int PROT_READ, PROT_WRITE, MAP_PRIVATE, MAP_ANONYMOUS, MADV_HUGEPAGE
+    void* MAP_FAILED
 
 # Tables are read at random: with 4 KiB pages nearly every probe of a large table misses the
-# TLB as well as the cache.  Aligned to 2 MiB and advised, Linux backs them with huge pages
-# (where transparent huge pages are enabled; elsewhere the advice is ignored).
+# TLB as well as the cache.  Mapped 2 MiB aligned and advised, Linux backs them with huge
+# pages (where transparent huge pages are enabled; elsewhere the advice is ignored).  The
+# mapping comes zeroed and its pages are only cleared when first touched, so a short search
+# does not pay for clearing a table it hardly uses.
 DEF HUGE_PAGE = 2 * 1024 * 1024
 
 
 cdef void* alloc_table(size_t size) noexcept:
-    """``size`` zeroed bytes, 128-byte aligned (2 MiB and huge pages when that large), or
-    NULL."""
-    cdef void* memory = NULL
-    if posix_memalign(&memory, HUGE_PAGE if size >= HUGE_PAGE else 128, size) != 0:
+    """``size`` zeroed bytes aligned to 2 MiB, or NULL; freed by :func:`free_table`.  The
+    mapping's own address and length sit in the 16 bytes before the block."""
+    cdef size_t length = size + 2 * HUGE_PAGE
+    cdef char* raw = <char*> mmap(NULL, length, PROT_READ | PROT_WRITE,
+                                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+    cdef char* block
+    if <void*> raw == MAP_FAILED:
         return NULL
-    if size >= HUGE_PAGE:
-        madvise(memory, size, MADV_HUGEPAGE)
-    memset(memory, 0, size)
-    return memory
+    block = <char*> ((<size_t> raw + HUGE_PAGE) & ~(<size_t> HUGE_PAGE - 1))
+    (<size_t*> block)[-2] = <size_t> raw
+    (<size_t*> block)[-1] = length
+    madvise(block, size, MADV_HUGEPAGE)
+    return block
+
+
+cdef void free_table(void* block) noexcept:
+    if block != NULL:
+        munmap(<void*> (<size_t*> block)[-2], (<size_t*> block)[-1])
 
 cdef extern from *:
     """
@@ -217,8 +227,8 @@ cdef class Search:
 
     def __dealloc__(self):
         bs_free(&self.state)
-        free(self.table)
-        free(self.move_cache)
+        free_table(self.table)
+        free_table(self.move_cache)
 
     @property
     def table_entries(self):
