@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.widgets import Static
 
+from ..wide_text import display_width, fit_to_width
+
 
 @dataclass(frozen=True)
 class Bucket:
@@ -105,13 +107,13 @@ class DtmHistogram(Static):
         self.bars = buckets(histogram, draws, self.MAX_BARS)
         self.marked = next((b for b in self.bars if b.holds(marked_plies)), None)
         top = max((b.count for b in self.bars), default=0)
-        label_width = max((len(b.label()) for b in self.bars), default=0)
+        label_width = max((display_width(b.label()) for b in self.bars), default=0)
         count_width = max((len(f"{b.count:,}") for b in self.bars), default=0)
         text = Text(title + "\n", style="bold")
         for bar in self.bars:
             length = max(1, round(self.BAR_WIDTH * bar.count / top))
             style = {"win": "green", "draw": "yellow", "loss": "red"}[bar.outcome]
-            line = Text(f"{bar.label():<{label_width}} {bar.count:>{count_width},} ")
+            line = Text(f"{fit_to_width(bar.label(), label_width)} {bar.count:>{count_width},} ")
             line.append("\u2588" * length, style=style)
             if bar is self.marked:
                 line.append(" \u25c0 here", style="bold")
