@@ -20,6 +20,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.reactive import reactive
+from textual.visual import VisualType
 from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Static
 from textual.worker import Worker, WorkerState
@@ -95,6 +96,19 @@ def numbered(moves: list[str], first_turn: int, current: int | None = None) -> T
         if not red_move:
             number += 1
     return text
+
+
+class Note(Static):
+    """A part of the panel's text (progress, result, line, report) that takes no room, its
+    margin included, while it is empty: at 80×24 the panel has about a dozen lines."""
+
+    def __init__(self, *, id: str) -> None:
+        super().__init__(markup=False, id=id)
+        self.display = False
+
+    def update(self, content: VisualType = "", *, layout: bool = True) -> None:
+        super().update(content, layout=layout)
+        self.display = bool(content)
 
 
 class SolverPanel(Widget, can_focus=True):
@@ -229,10 +243,10 @@ class SolverPanel(Widget, can_focus=True):
             yield Button("Solve (s)", id="solver-solve", variant="primary", compact=True)
             yield Button("Verify (v)", id="solver-verify", compact=True)
             yield Button("Cancel (x)", id="solver-cancel", variant="error", compact=True)
-        yield Static(id="solver-progress", markup=False)
-        yield Static(id="solver-result", markup=False)
-        yield Static(id="solver-line", markup=False)
-        yield Static(id="solver-report", markup=False)
+        yield Note(id="solver-progress")
+        yield Note(id="solver-result")
+        yield Note(id="solver-line")
+        yield Note(id="solver-report")
 
     def on_mount(self) -> None:
         self._ready = True
@@ -542,8 +556,8 @@ class SolverPanel(Widget, can_focus=True):
             return
         moves = write_line(self.board, self.line, self.notation)
         text = Text("Main line", style="bold")
-        text.append(f"  step {self.step}/{len(self.line)} \u00b7 . and , step; g, Enter or a "
-                    "click on a move plays it\n", style="dim")
+        text.append(f"  step {self.step}/{len(self.line)} \u00b7 . , step; g, Enter or a "
+                    "click plays\n", style="dim")
         text.append_text(numbered(moves, self.board.turn, self.step or None))
         widget.update(text)
 
