@@ -44,9 +44,13 @@ from .screens.help import HelpScreen, HelpSection
 from .screens.practice import PracticeScreen
 from .screens.setup import SetupScreen
 from .screens.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmallScreen
+from .wide_text import keep_wide_characters_whole
 from .widgets.board import BoardView
 from .widgets.solver_panel import SolverPanel
 from .widgets.tablebase_panel import TablebasePanel
+
+# Before any screen is drawn: Chinese text in drop-down lists and notifications stays whole.
+keep_wide_characters_whole()
 
 ANALYSE_MODE = "analyse"
 CATALOGUE_MODE = "catalogue"

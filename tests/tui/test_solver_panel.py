@@ -94,7 +94,7 @@ def test_solve_shows_the_mate_and_the_main_line(tmp_path):
 
     (result, line, stats), iccs_line = drive(panel, scenario)
     assert result == "Mate in 7 (13 plies), every move a check"
-    assert line.splitlines()[0] == "Main line  step 0/13 · . and , step, g plays it"
+    assert line.splitlines()[0] == "Main line  step 0/13 · . , step; g, Enter or a click plays"
     assert " ".join(line.splitlines()[1:]) == QI_TUN_GUAN_YOU_LINE
     expected = solve(Board(QI_TUN_GUAN_YOU), mode="checks")
     assert re.fullmatch(rf"{expected.nodes:,} nodes in [\d.]+ s \([\d,]+ k nodes/s\)", stats)
@@ -141,7 +141,7 @@ def test_stepping_shows_each_position_of_the_line(tmp_path):
                 (boards[3].fen(), main_line[2]), (boards[2].fen(), main_line[1]),
                 (boards[1].fen(), main_line[0])]
     assert shown == expected
-    assert line.splitlines()[0] == "Main line  step 1/13 · . and , step, g plays it"
+    assert line.splitlines()[0] == "Main line  step 1/13 · . , step; g, Enter or a click plays"
 
 
 def test_verify_reports_a_cooked_key_and_tries(tmp_path):

@@ -14,6 +14,7 @@ from solver import solve
 from tablebases import describe, open_tablebase
 from tablebases.build import build
 from tablebases.stats import table_stats
+from tui.wide_text import display_width
 from tui.widgets.dtm_histogram import DtmHistogram
 from tui.widgets.tablebase_panel import TablebasePanel
 from xiangqi import Board, Move
@@ -207,6 +208,21 @@ def test_histogram_marks_the_position_and_toggles(tables):
     assert marked.label() == "mate in 19 (37 plies)"       # 19 distances: two to a bar but this
     assert text.splitlines()[0] == "DTM of KNKA, Red to move (positions)"
     assert hidden and shown_again
+
+
+@pytest.mark.parametrize("width, plies", [(70, True), (48, False)])
+def test_histogram_lines_fit_the_panel_dropping_the_plies_where_narrow(tables, width, plies):
+    panel = TablebasePanel(tables, board=Board(HORSE_MATE), threads=1)
+
+    async def scenario(pilot):
+        histogram = panel.query_one(DtmHistogram)
+        return str(histogram.content).splitlines()[1:], histogram.content_region.width
+
+    bar_lines, room = drive(panel, scenario, size=(width, 60))
+    assert len(bar_lines) == 11                                  # 10 win bars and the draws
+    assert all(display_width(line) <= room for line in bar_lines), (room, bar_lines)
+    assert ("(37 plies)" in bar_lines[-2]) is plies
+    assert bar_lines[-2].startswith("mate in 19") and bar_lines[-2].endswith("\u25c0 here")
 
 
 def test_missing_table_is_named_and_built_from_the_panel(tmp_path):

@@ -86,7 +86,7 @@ def test_panel_keys_work_from_the_tab_bar_and_the_line_steps_in_the_status(studi
         scenario, fen=ROOK_AND_ADVISORS, size=(80, 24))
     assert "连照" in hint and "any moves" in hint_after and "连照" not in hint_after
     assert result.startswith("Mate in 3 (5 plies), quiet moves allowed")
-    assert stepped.endswith("solver line 3/5 (preview; g plays it)")
+    assert stepped.endswith("solver line 3/5 (preview; g or Enter plays it)")
     assert played.endswith("ply 3/3") and ply == 3 and list_ply == 3
 
 
@@ -103,9 +103,11 @@ def test_cancelled_verify_says_cancelled_and_nothing_else(studio, tmp_path, monk
         await pilot.press("x")
         await wait_for(pilot, lambda: panel.running is None)
         await pilot.pause()
-        return [text_of(panel, f"#solver-{part}") for part in ("progress", "result", "report")]
+        parts = [panel.query_one(f"#solver-{part}") for part in ("progress", "result", "report")]
+        return [str(part.content) for part in parts], [part.display for part in parts]
 
-    assert studio(scenario) == ["", "Verify cancelled.", ""]
+    # The empty parts take no room (at 80×24 the panel has about a dozen lines).
+    assert studio(scenario) == (["", "Verify cancelled.", ""], [False, True, False])
 
 
 def test_zoom_shows_the_panel_over_the_screen_and_escape_puts_it_back(studio):
@@ -204,3 +206,89 @@ def test_picking_the_opponents_piece_or_an_unreachable_point_is_explained(studio
     opponent, unreachable = studio(scenario)
     assert opponent == "Red 红方 to move · The 将 on e9 is Black's; Red is to move."
     assert unreachable.endswith("The 车 on a0 cannot go to a5: not a move it can make.")
+
+
+def _fen_after(fen: str, moves) -> str:
+    from xiangqi import Board
+
+    board = Board(fen)
+    for move in moves:
+        board.push(move)
+    return board.fen()
+
+
+def _point_of_ply(widget, ply: int):
+    """The screen offset of the drawn main line's move number ``ply`` (by its style meta)."""
+    from tui.widgets.solver_panel import PLY_META
+
+    region = widget.region
+    for y in range(region.y, region.bottom):
+        for x in range(region.x, region.right):
+            if widget.screen.get_style_at(x, y).meta.get(PLY_META) == ply:
+                return x, y
+    raise AssertionError(f"ply {ply} is not drawn")
+
+
+def test_a_click_on_a_move_of_the_main_line_or_enter_plays_the_line_to_it(studio, tmp_path,
+                                                                          monkeypatch):
+    monkeypatch.setenv("XQSTUDIO_TABLES", str(tmp_path))
+
+    async def solved(pilot) -> SolverPanel:
+        screen = pilot.app.screen
+        screen.query_one("#side-panels").active = "solver-tab"
+        panel = screen.query_one(SolverPanel)
+        panel.mode = "any"
+        screen.action_solve()
+        await wait_for(pilot, lambda: panel.result is not None)
+        await pilot.pause()
+        return panel
+
+    async def scenario(pilot):
+        screen = pilot.app.screen
+        panel = await solved(pilot)
+        line = list(panel.line)
+        await pilot.click(offset=_point_of_ply(screen.query_one("#solver-line"), 2))
+        await pilot.pause()
+        clicked = screen.board.fen(), screen.ply, text_of(screen, "#status")
+        screen.action_take_back()
+        screen.action_take_back()                      # back to the problem
+        await pilot.pause()
+        panel = await solved(pilot)
+        panel.focus()
+        await pilot.press("full_stop", "full_stop", "full_stop", "enter")
+        await pilot.pause()
+        return line, clicked, (screen.board.fen(), screen.ply)
+
+    line, clicked, entered = studio(scenario, fen=ROOK_AND_ADVISORS, size=(120, 40))
+    assert len(line) == 5
+    assert clicked[:2] == (_fen_after(ROOK_AND_ADVISORS, line[:2]), 2)
+    assert clicked[2].endswith("ply 2/2")
+    assert entered == (_fen_after(ROOK_AND_ADVISORS, line[:3]), 3)
+
+
+def test_a_click_on_a_ranked_move_or_enter_on_it_plays_it(studio, tmp_path, monkeypatch):
+    build(["KRK"], tmp_path, log=lambda line: None)
+    monkeypatch.setenv("XQSTUDIO_TABLES", str(tmp_path))
+    rook = "3k5/9/9/9/9/9/9/9/9/4K3R w"
+
+    async def scenario(pilot):
+        screen = pilot.app.screen
+        screen.query_one("#side-panels").active = "tablebase-tab"
+        await pilot.pause()
+        table = screen.query_one("#tb-moves", DataTable)
+        ranked = [item.move for item in screen.query_one(TablebasePanel).ranked]
+        # The third row (not the highlighted one): one click plays it.
+        await pilot.click(table, offset=(2, 1 + 2))     # the header is the table's first line
+        await pilot.pause()
+        clicked = screen.board.fen()
+        screen.action_take_back()
+        await pilot.pause()
+        table.focus()
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        return ranked, clicked, screen.board.fen()
+
+    ranked, clicked, entered = studio(scenario, fen=rook, size=(120, 40))
+    assert len(ranked) > 3
+    assert clicked == _fen_after(rook, [ranked[2]])
+    assert entered == _fen_after(rook, [ranked[1]])

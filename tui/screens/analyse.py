@@ -169,7 +169,7 @@ class AnalyseScreen(Screen):
         status = self.query_one("#status", StatusLine)
         if event.step:
             status.show_position(event.board, f"solver line {event.step}/{event.length} "
-                                              "(preview; g plays it)")
+                                              "(preview; g or Enter plays it)")
         else:
             self._show()
 

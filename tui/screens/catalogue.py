@@ -41,6 +41,7 @@ from puzzles.catalogue import (
 from puzzles.paths import default_database
 from xiangqi import BLACK, Board
 
+from ..wide_text import display_width
 from ..widgets.board import BoardView
 from ..widgets.status_line import SIDE_NAMES
 from .practice import PracticeScreen, numbered_words
@@ -52,10 +53,14 @@ PAGE_SIZE = 20
 OPEN_GROUP = "catalogue-open"
 KIND_MARKS = {"example": "例", "composition": "局"}
 STIPULATIONS = {"checks": "连照杀 mate by checks", "win": "先胜 to win", "draw": "先和 to draw"}
-# Column keys, headers and widths (titles and verdicts longer than their column are cut).
-# "✓": solved without help (a mastered pattern's name is marked so too), "·": solved with help.
-COLUMNS = (("done", "✓", 1), ("kind", "kind", 4), ("title", "title", 20),
-           ("where", "pattern / No.", 12), ("length", "length", 10), ("verdict", "verdict", 12))
+# Column keys and headers.  "✓": solved without help (a mastered pattern's name is marked so
+# too), "·": solved with help.  Columns fit the page's cells; where the table is too narrow
+# for that, the verdict and then the title are cut, down to SHRINK_FLOORS (the preview shows
+# them whole), and the rest scrolls sideways.
+COLUMNS = (("done", "✓"), ("kind", "kind"), ("title", "title"), ("where", "pattern / No."),
+           ("length", "length"), ("verdict", "verdict"))
+SHRINK_FLOORS = (("verdict", 12), ("title", 12))
+CELL_PADDING = 2                 # DataTable's default: a cell of one space either side
 
 
 def entry_place(entry: Entry) -> str:
@@ -128,9 +133,6 @@ class CatalogueScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one("#catalogue-results", DataTable)
-        for key, label, width in COLUMNS:
-            table.add_column(label, width=width, key=key)
         self.query_one("#catalogue-board", BoardView).can_focus = False   # a picture only
         self._prepare_database()
 
@@ -224,26 +226,52 @@ class CatalogueScreen(Screen):
         if self.db is None:
             return
         try:
-            page = self.page = query(self.db, **self.filters(), limit=PAGE_SIZE, offset=offset)
+            self.page = query(self.db, **self.filters(), limit=PAGE_SIZE, offset=offset)
         except CatalogueError as error:
             self._show_problem(str(error))
             return
-        table = self.query_one("#catalogue-results", DataTable)
-        row = table.cursor_row
-        table.clear()
+        row = self.query_one("#catalogue-results", DataTable).cursor_row
         self.solved = entry_progress(self.db)
         self.progress = pattern_progress(self.db)
-        for entry in page.entries:
-            solved, clean = self.solved.get((entry.kind, entry.id), (0, 0))
-            table.add_row("✓" if clean else "·" if solved else "", KIND_MARKS[entry.kind],
-                          entry.title, entry_place(entry), entry_length(entry), entry.verdict,
-                          key=f"{entry.kind}:{entry.id}")
+        self._fill_table(row if offset else 0)
         count = self.query_one("#catalogue-count", Static)
         count.update(self._count_text())
         count.remove_class("-error")
-        if page.entries:
-            table.move_cursor(row=row if offset and 0 <= row < len(page.entries) else 0)
         self._preview(self.highlighted())
+
+    def _fill_table(self, cursor_row: int) -> None:
+        """Show the page's entries, the columns sized for this page and the table's width,
+        the cursor on ``cursor_row`` (the first row if the page has fewer)."""
+        table = self.query_one("#catalogue-results", DataTable)
+        entries = self.page.entries if self.page is not None else []
+        rows = []
+        for entry in entries:
+            solved, clean = self.solved.get((entry.kind, entry.id), (0, 0))
+            rows.append(("✓" if clean else "·" if solved else "", KIND_MARKS[entry.kind],
+                         entry.title, entry_place(entry), entry_length(entry), entry.verdict))
+        widths = {key: max(display_width(cell) for cell in [label, *(row[index] for row in rows)])
+                  for index, (key, label) in enumerate(COLUMNS)}
+        room = table.size.width - table.styles.scrollbar_size_vertical
+        excess = sum(width + CELL_PADDING for width in widths.values()) - room
+        for key, floor in SHRINK_FLOORS:
+            cut = max(0, min(excess, widths[key] - floor))
+            widths[key] -= cut
+            excess -= cut
+        # Columns are made afresh each time: a cleared table keeps its widest cells' widths.
+        table.clear(columns=True)
+        for key, label in COLUMNS:
+            table.add_column(label, width=widths[key], key=key)
+        for entry, cells in zip(entries, rows):
+            table.add_row(*cells, key=f"{entry.kind}:{entry.id}")
+        if entries:
+            table.move_cursor(row=cursor_row if 0 <= cursor_row < len(entries) else 0)
+
+    def on_resize(self) -> None:
+        """The title column takes the table's new width, known once the layout is redone."""
+        def refill() -> None:
+            if self.page is not None:
+                self._fill_table(self.query_one("#catalogue-results", DataTable).cursor_row)
+        self.call_after_refresh(refill)
 
     def _count_text(self) -> str:
         page = self.page

@@ -49,7 +49,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual import events
@@ -71,6 +70,8 @@ from xiangqi.pieces import (
     square_name,
     square_rank,
 )
+
+from ..wide_text import display_width
 
 MARK_STYLES = ("hint", "win", "draw", "loss")
 """Named mark styles; each has a ``board-view--mark-<name>`` component class."""
@@ -144,7 +145,7 @@ class _Canvas:
             return
         row = self.cells[y]
         for char in text:
-            width = cell_len(char)
+            width = display_width(char)
             if 0 <= x and x + width <= self.width:
                 if row[x][0] == "" and x > 0:        # splitting a wide character: blank it
                     row[x - 1] = (" ", row[x - 1][1])
@@ -536,7 +537,7 @@ class BoardView(Widget, can_focus=True):
         for words, (from_column, to_column) in ((f"楚{gap}河", (0, 4)), (f"汉{gap}界", (4, 8))):
             x_from, _ = geometry.point_xy(from_column, 0)
             x_to, _ = geometry.point_xy(to_column, 0)
-            x = (x_from + x_to + 1 - cell_len(words)) // 2
+            x = (x_from + x_to + 1 - display_width(words)) // 2
             canvas.put(x, y, words, self._style("river"))
 
     def _draw_labels(self, canvas: _Canvas, geometry: _Geometry) -> None:

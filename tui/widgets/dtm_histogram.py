@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.widgets import Static
 
+from ..wide_text import display_width, fit_to_width
+
 
 @dataclass(frozen=True)
 class Bucket:
@@ -26,17 +28,19 @@ class Bucket:
             return self.first is None and plies is None
         return self.first <= plies <= self.last and plies % 2 == self.first % 2
 
-    def label(self) -> str:
-        """The bucket in moves and plies, e.g. ``mate in 3-5 (5-9 plies)``."""
+    def label(self, plies: bool = True) -> str:
+        """The bucket in moves and plies, e.g. ``mate in 3-5 (5-9 plies)``; in moves only
+        (``mate in 3-5``) without ``plies``."""
         if self.first is None or self.last is None:    # both None: the draws
             return "draw"
-        plies = _span(self.first, self.last)
+        span = _span(self.first, self.last)
         unit = "ply" if self.first == self.last == 1 else "plies"
+        in_plies = f" ({span} {unit})" if plies else ""
         if self.outcome == "win":
-            return f"mate in {_span(_moves(self.first), _moves(self.last))} ({plies} {unit})"
+            return f"mate in {_span(_moves(self.first), _moves(self.last))}{in_plies}"
         if self.last == 0:
-            return "no move, lost now (0 plies)"
-        return f"mated in {_span(self.first // 2, self.last // 2)} ({plies} plies)"
+            return "no move, lost now" + (" (0 plies)" if plies else "")
+        return f"mated in {_span(self.first // 2, self.last // 2)}{in_plies}"
 
 
 def _moves(plies: int) -> int:
@@ -89,14 +93,17 @@ class DtmHistogram(Static):
     }
     """
 
-    BAR_WIDTH = 20
+    BAR_WIDTH = 20       # the longest bar, where the panel is wide enough
+    MIN_BAR_WIDTH = 8    # narrower than this, the labels drop their plies to make room
     MAX_BARS = 12        # per outcome, so that a long win does not make the panel scroll
+    MARK = " \u25c0 here"
 
     def __init__(self, *, name: str | None = None, id: str | None = None,
                  classes: str | None = None) -> None:
         super().__init__("", markup=False, name=name, id=id, classes=classes)
         self.bars: list[Bucket] = []
         self.marked: Bucket | None = None
+        self.title = ""
 
     def show_histogram(self, title: str, histogram: dict[int, int], draws: int,
                        marked_plies: int | None) -> None:
@@ -104,17 +111,32 @@ class DtmHistogram(Static):
         holding ``marked_plies`` (None: the draws)."""
         self.bars = buckets(histogram, draws, self.MAX_BARS)
         self.marked = next((b for b in self.bars if b.holds(marked_plies)), None)
+        self.title = title
+        self._draw()
+
+    def on_resize(self) -> None:
+        if self.bars:
+            self._draw()
+
+    def _draw(self) -> None:
+        """The bars, as long as the widget's width lets each line fit on one line."""
+        room = self.content_region.width or 80       # not laid out yet: drawn again then
         top = max((b.count for b in self.bars), default=0)
-        label_width = max((len(b.label()) for b in self.bars), default=0)
         count_width = max((len(f"{b.count:,}") for b in self.bars), default=0)
-        text = Text(title + "\n", style="bold")
+        fixed = count_width + 2 + display_width(self.MARK)      # two spaces around the count
+        plies = max((display_width(b.label()) for b in self.bars), default=0) + fixed \
+            + self.MIN_BAR_WIDTH <= room
+        label_width = max((display_width(b.label(plies)) for b in self.bars), default=0)
+        bar_width = max(1, min(self.BAR_WIDTH, room - label_width - fixed))
+        text = Text(self.title + "\n", style="bold")
         for bar in self.bars:
-            length = max(1, round(self.BAR_WIDTH * bar.count / top))
+            length = max(1, round(bar_width * bar.count / top))
             style = {"win": "green", "draw": "yellow", "loss": "red"}[bar.outcome]
-            line = Text(f"{bar.label():<{label_width}} {bar.count:>{count_width},} ")
+            line = Text(f"{fit_to_width(bar.label(plies), label_width)} "
+                        f"{bar.count:>{count_width},} ")
             line.append("\u2588" * length, style=style)
             if bar is self.marked:
-                line.append(" \u25c0 here", style="bold")
+                line.append(self.MARK, style="bold")
                 line.stylize("bold reverse", 0, label_width)
             text.append_text(line)
             text.append("\n")

@@ -7,7 +7,6 @@ them.  A click on a move posts :class:`MoveList.PlySelected`.
 """
 from __future__ import annotations
 
-from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -20,6 +19,8 @@ from textual.strip import Strip
 
 from xiangqi import BLACK, Board, Move
 from xiangqi.notation import write_line
+
+from ..wide_text import display_width, fit_to_width
 
 NOTATION_CYCLE = ("chinese", "wxf", "iccs", "code3")
 NOTATION_TITLES = {"chinese": "中文 Chinese", "wxf": "WXF", "iccs": "ICCS", "code3": "一字三码"}
@@ -115,7 +116,7 @@ class MoveList(ScrollView, can_focus=False):
     def _column_widths(self) -> tuple[int, int]:
         """Width of the move-number column and of each move column."""
         last_number = self._first_number + max(self._row_count - 1, 0)
-        move_width = max((cell_len(text) for text in self._texts), default=4)
+        move_width = max((display_width(text) for text in self._texts), default=4)
         return len(str(last_number)) + 1, move_width + 2
 
     def watch_notation(self) -> None:
@@ -141,7 +142,7 @@ class MoveList(ScrollView, can_focus=False):
         base = self.rich_style
         text = self._row_text(row)
         segments = list(text.render(self.app.console))
-        strip = Strip(Segment.apply_style(segments, base), cell_len(text.plain))
+        strip = Strip(Segment.apply_style(segments, base), display_width(text.plain))
         return strip.crop_extend(scroll_x, scroll_x + self.size.width, base)
 
     def _row_text(self, row: int) -> Text:
@@ -166,7 +167,7 @@ class MoveList(ScrollView, can_focus=False):
                 break
             style = (self.get_component_rich_style("move-list--current", partial=True)
                      if index == self._ply - 1 else Style.null())
-            text.append(" " + cell + " " * (move_width - 1 - cell_len(cell)), style)
+            text.append(" " + fit_to_width(cell, move_width - 1), style)
         return text
 
     def on_click(self, event: events.Click) -> None:

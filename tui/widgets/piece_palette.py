@@ -15,6 +15,7 @@ from textual.widget import Widget
 from xiangqi import BLACK, RED, Piece
 from xiangqi.pieces import ADVISOR, CANNON, ELEPHANT, HORSE, KING, PAWN, ROOK
 
+from ..wide_text import display_width
 from .board import piece_glyph
 
 PALETTE_ORDER = (KING, ADVISOR, ELEPHANT, HORSE, ROOK, CANNON, PAWN)
@@ -73,8 +74,9 @@ class PiecePalette(Widget):
         offset = event.get_content_offset(self)
         if offset is None or offset.y > 1:
             return
-        index = (offset.x - len(_ROW_TITLES[RED])) // _ITEM_WIDTH
-        if offset.x >= len(_ROW_TITLES[RED]) and index < len(PALETTE_ORDER):
+        title_width = display_width(_ROW_TITLES[RED])
+        index = (offset.x - title_width) // _ITEM_WIDTH
+        if offset.x >= title_width and index < len(PALETTE_ORDER):
             piece = Piece(PALETTE_ORDER[index], RED if offset.y == 0 else BLACK)
             self.pen = piece
             self.post_message(self.PiecePicked(self, piece))

@@ -12,13 +12,15 @@ import threading
 import time
 from pathlib import Path
 
+from rich.style import Style
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.reactive import reactive
+from textual.visual import VisualType
 from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Static
 from textual.worker import Worker, WorkerState
@@ -70,8 +72,14 @@ class _ProgressHook:
         return self.cancel.is_set()
 
 
+# The style meta that marks a move of the drawn main line with its ply (1-based), so that a
+# click on the move can play the line up to it.
+PLY_META = "solver-ply"
+
+
 def numbered(moves: list[str], first_turn: int, current: int | None = None) -> Text:
-    """Moves in numbered pairs (``1. 炮五平九 马7进5``); ply ``current`` (1-based) highlighted."""
+    """Moves in numbered pairs (``1. 炮五平九 马7进5``); ply ``current`` (1-based) highlighted;
+    each move carries its ply in the style meta ``PLY_META``."""
     text = Text()
     number = 1
     for ply, move in enumerate(moves, start=1):
@@ -82,10 +90,25 @@ def numbered(moves: list[str], first_turn: int, current: int | None = None) -> T
             text.append(f"{number}. " + ("" if red_move else "... "), style="dim")
         else:
             text.append(" ")
-        text.append(move, style="reverse bold" if ply == current else "")
+        style = Style.parse("reverse bold" if ply == current else "") + \
+            Style(meta={PLY_META: ply})
+        text.append(move, style=style)
         if not red_move:
             number += 1
     return text
+
+
+class Note(Static):
+    """A part of the panel's text (progress, result, line, report) that takes no room, its
+    margin included, while it is empty: at 80×24 the panel has about a dozen lines."""
+
+    def __init__(self, *, id: str) -> None:
+        super().__init__(markup=False, id=id)
+        self.display = False
+
+    def update(self, content: VisualType = "", *, layout: bool = True) -> None:
+        super().update(content, layout=layout)
+        self.display = bool(content)
 
 
 class SolverPanel(Widget, can_focus=True):
@@ -96,9 +119,10 @@ class SolverPanel(Widget, can_focus=True):
 
     Keys (while the focus is in the panel): ``s`` solve, ``v`` verify, ``t`` switch between
     continuous check and any moves, ``x``/Esc cancel, ``.``/right and ``,``/left step the main
-    line, ``g`` plays the line up to the step shown (:class:`SolverPanel.PlayLine`), up/down
-    scroll the results.  Keys that have nothing to do (cancel with no search, stepping with no
-    line) are left to the host.
+    line, ``g`` or Enter plays the line up to the step shown (:class:`SolverPanel.PlayLine`),
+    and a click on a move of the line plays it up to that move; up/down scroll the results.
+    Keys that have nothing to do (cancel with no search, stepping with no line) are left to
+    the host.
     """
 
     DEFAULT_CSS = """
@@ -145,6 +169,7 @@ class SolverPanel(Widget, can_focus=True):
         Binding("full_stop,right", "step(1)", "Line: next move"),
         Binding("comma,left", "step(-1)", "Line: previous move"),
         Binding("g", "play_line", "Play the line to here"),
+        Binding("enter", "play_line", "Play the line to here", show=False),  # g is in the footer
         Binding("up", "scroll_up", "Scroll the results", show=False),
         Binding("down", "scroll_down", "Scroll the results", show=False),
     ]
@@ -218,10 +243,10 @@ class SolverPanel(Widget, can_focus=True):
             yield Button("Solve (s)", id="solver-solve", variant="primary", compact=True)
             yield Button("Verify (v)", id="solver-verify", compact=True)
             yield Button("Cancel (x)", id="solver-cancel", variant="error", compact=True)
-        yield Static(id="solver-progress", markup=False)
-        yield Static(id="solver-result", markup=False)
-        yield Static(id="solver-line", markup=False)
-        yield Static(id="solver-report", markup=False)
+        yield Note(id="solver-progress")
+        yield Note(id="solver-result")
+        yield Note(id="solver-line")
+        yield Note(id="solver-report")
 
     def on_mount(self) -> None:
         self._ready = True
@@ -442,10 +467,20 @@ class SolverPanel(Widget, can_focus=True):
 
     def action_play_line(self) -> None:
         """Play the main line up to the step shown (the whole line at step 0) on the host."""
-        if self.board is None or not self.line:
+        self.play_line_to(self.step or len(self.line))
+
+    def play_line_to(self, ply: int) -> None:
+        """Play the first ``ply`` moves of the main line on the host."""
+        if self.board is None or not 1 <= ply <= len(self.line):
             return
-        moves = self.line[:self.step or len(self.line)]
-        self.post_message(self.PlayLine(self, self.board.copy(stack=False), moves))
+        self.post_message(self.PlayLine(self, self.board.copy(stack=False), self.line[:ply]))
+
+    def on_click(self, event: events.Click) -> None:
+        """A click on a move of the drawn main line plays the line up to that move."""
+        ply = event.style.meta.get(PLY_META)
+        if isinstance(ply, int):
+            event.stop()
+            self.play_line_to(ply)
 
     @on(Button.Pressed)
     def _button(self, event: Button.Pressed) -> None:
@@ -521,8 +556,8 @@ class SolverPanel(Widget, can_focus=True):
             return
         moves = write_line(self.board, self.line, self.notation)
         text = Text("Main line", style="bold")
-        text.append(f"  step {self.step}/{len(self.line)} \u00b7 . and , step, g plays it\n",
-                    style="dim")
+        text.append(f"  step {self.step}/{len(self.line)} \u00b7 . , step; g, Enter or a "
+                    "click plays\n", style="dim")
         text.append_text(numbered(moves, self.board.turn, self.step or None))
         widget.update(text)
 

@@ -2,7 +2,8 @@
 DTM histogram, and building a missing table in the background.
 
 The host calls :meth:`TablebasePanel.show_position` whenever its position changes and handles
-:class:`TablebasePanel.PlayMove` (Enter on a move's row, or ``b`` for the best move).  Probing
+:class:`TablebasePanel.PlayMove` (Enter on or a click at a move's row, or ``b`` for the best
+move).  Probing
 runs on the UI thread (a few file reads per move); building a table and reading the
 histogram's counts run in thread workers.
 """
@@ -16,10 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.coordinate import Coordinate
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -243,6 +245,20 @@ class _BuildTracker:
             f"{text}\n{elapsed:.0f} s elapsed; {duration(remaining)} left (re-estimated)"))
 
 
+class RankedMoves(DataTable):
+    """The ranked moves, where one click on a row plays its move (a plain DataTable's click
+    on a row that is not highlighted only moves the cursor there)."""
+
+    def on_click(self, event: events.Click) -> None:
+        # Runs before DataTable's own click handler, which selects (posts RowSelected for)
+        # a clicked row that is already highlighted: so highlight the clicked row first.
+        # The clicked cell's row and column are in the style meta DataTable renders it with.
+        row, column = event.style.meta.get("row"), event.style.meta.get("column")
+        if isinstance(row, int) and isinstance(column, int) and 0 <= row < self.row_count \
+                and 0 <= column < len(self.columns):
+            self.cursor_coordinate = Coordinate(row, column)
+
+
 class TablebasePanel(Widget, can_focus=True):
     """The tablebase's verdict on the position shown and on each of its moves.
 
@@ -337,7 +353,7 @@ class TablebasePanel(Widget, can_focus=True):
             yield Button("Build", id="tb-build-button", compact=True)
             yield ProgressBar(id="tb-build-bar", show_eta=False)
             yield Static(id="tb-build-status", markup=False)
-        yield DataTable(id="tb-moves", cursor_type="row", zebra_stripes=True)
+        yield RankedMoves(id="tb-moves", cursor_type="row", zebra_stripes=True)
         yield DtmHistogram(id="tb-histogram")
 
     def on_mount(self) -> None:

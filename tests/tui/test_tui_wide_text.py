@@ -1,0 +1,96 @@
+"""Chinese text keeps every character on screen: in the catalogue's drop-down lists (drawn in
+front of other widgets, see :mod:`tui.wide_text`), in the chosen filter and in the results'
+columns, at 80×24 and 120×40; and the width helpers count cells, not code points."""
+from __future__ import annotations
+
+import pytest
+from textual.widgets import DataTable, Select
+
+from tui.app import XQStudioApp
+from tui.wide_text import display_width, fit_to_width
+
+LABEL = "江湖四大名局 (5)"
+
+
+def screen_lines(app) -> list[str]:
+    """The text of every line of the screen, as the compositor draws it for a full update."""
+    strips = app.screen._compositor.render_strips()
+    return ["".join(segment.text for segment in strip) for strip in strips]
+
+
+def partial_update_lines(app) -> list[str]:
+    """The text of every line as a partial update of the whole screen draws it, after
+    checking that its pieces tile each line (each piece ends where the next one starts),
+    which is what the terminal output of a partial update relies on."""
+    compositor = app.screen._compositor
+    width, height = compositor.size
+    compositor._dirty_regions.add(compositor.size.region)
+    update = compositor.render_partial_update()
+    assert update is not None
+    lines = []
+    for y in range(height):
+        line = update.chops[y]
+        for (x, strip), end in zip(line.items(), update.chop_ends[y]):
+            assert strip is not None and x + strip.cell_length == end, (y, x, end)
+        assert update.chop_ends[y][-1] == width
+        lines.append("".join(segment.text for strip in line.values() for segment in strip))
+    return lines
+
+
+async def catalogue_opened(pilot):
+    """The catalogue screen, once its database is open and the first page shown."""
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    return pilot.app.screen
+
+
+def with_label(lines: list[str]) -> list[str]:
+    return [line for line in lines if LABEL in line]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_the_collection_list_and_the_chosen_collection_show_the_whole_chinese_name(
+        catalogue, drive, size):
+    async def scenario(pilot):
+        screen = await catalogue_opened(pilot)
+        select = screen.query_one("#catalogue-collection", Select)
+        select.focus()
+        await pilot.press("enter")               # the drop-down list, over the filters
+        await pilot.pause()
+        listed = with_label(screen_lines(pilot.app)), with_label(partial_update_lines(pilot.app))
+        await pilot.press("down", "enter")       # 江湖四大名局, the first collection
+        await pilot.pause()
+        table = screen.query_one("#catalogue-results", DataTable)
+        places = [str(place) for place in table.get_column("where")]
+        return select.value, listed, with_label(screen_lines(pilot.app)), places
+
+    chosen, (full_update, partial_update), after, places = drive(XQStudioApp(), scenario, size)
+    assert chosen == "江湖四大名局"
+    assert len(full_update) == len(partial_update) == 1
+    assert len(after) == 1                                       # the Select shows it
+    assert places == [f"江湖四大名局 {number}" for number in range(1, 6)]
+
+
+def test_the_result_columns_fit_chinese_places_and_the_title_takes_what_is_left(catalogue,
+                                                                                drive):
+    async def scenario(pilot):
+        screen = await catalogue_opened(pilot)
+        screen.query_one("#catalogue-collection", Select).value = "江湖四大名局"
+        await pilot.pause()
+        table = screen.query_one("#catalogue-results", DataTable)
+        widths = {str(key.value): column.width for key, column in table.columns.items()}
+        return widths, table.size.width
+
+    widths, table_width = drive(XQStudioApp(), scenario, (120, 40))
+    assert widths["where"] == display_width("江湖四大名局 5") == 14
+    assert widths["verdict"] == 12              # "draw (rule-dependent)" cut to leave room
+    assert widths["title"] >= 12
+    # Every column shows, with one cell of padding either side, within the table.
+    assert sum(width + 2 for width in widths.values()) <= table_width
+
+
+def test_widths_are_counted_in_terminal_cells():
+    assert display_width("江湖 (5)") == 8
+    assert fit_to_width("马后炮", 4) == "马后"
+    assert fit_to_width("马后炮", 5) == "马后 "       # half a 炮 does not fit: a space
+    assert fit_to_width("mate", 6) == "mate  "
