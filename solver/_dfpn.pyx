@@ -279,10 +279,12 @@ cdef class Search:
         """The stored (pn, dn) of the position ``key`` for ``remaining`` moves at ``order``:
         its proof, else a disproof that covers the query, else the values of this very budget,
         else (1, 1).  ``salt`` (GATE_SALT for a gated defender node, else 0) separates the
-        disproofs and values of nodes whose move lists differ; proofs are shared."""
+        disproofs and values of nodes whose move lists differ; proofs are shared, and so are
+        the ungated node's disproofs: the gate only ever makes a proof harder."""
         cdef Entry* slots = self.bucket(key)
         cdef Entry* e
         cdef uint64_t disproof_key = key ^ DISPROOF_SALT ^ salt
+        cdef uint64_t plain_disproof_key = key ^ DISPROOF_SALT
         cdef uint64_t values_key = budget_key(key ^ salt, remaining, order)
         cdef Entry* disproof = NULL
         cdef int i
@@ -298,7 +300,7 @@ cdef class Search:
                     pn[0] = 0; dn[0] = INF
                     tainted[0] = entry_tainted(e)
                     return
-            elif e.key == disproof_key:
+            elif e.key == disproof_key or e.key == plain_disproof_key:
                 if e.dn == 0 and e.remaining >= remaining and e.order >= order and (
                         not entry_tainted(e) or e.history == self.history_signature()):
                     disproof = e
