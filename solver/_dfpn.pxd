@@ -81,6 +81,7 @@ cdef class Search:
                       int* ungated)
     cdef int cached_moves(self, bint attacker_to_move, int remaining, int order, int* moves,
                           int* ungated)
+    cdef bint defender_mates_at_once(self) noexcept
     cdef int piece_total(self) noexcept
     cdef int tablebase_code(self)
     cdef bint over_limits(self)

@@ -67,6 +67,8 @@ MAX_ORDER = MAX_LAMBDA_ORDER
 # moves left and the order, so one position met with different budgets keeps one entry per
 # budget; final proofs and disproofs use the plain key and answer every budget they cover.
 DEF MAX_REMAINING = 1024
+# The ``remaining`` of a disproof that holds however many moves are left (the defender mates).
+DEF EVERY_BUDGET = 30000
 cdef uint64_t REMAINING_KEY[MAX_REMAINING]
 cdef uint64_t ORDER_KEY[256]
 # Proofs, disproofs and intermediate values of one position are kept under different keys,
@@ -277,10 +279,12 @@ cdef class Search:
         """The stored (pn, dn) of the position ``key`` for ``remaining`` moves at ``order``:
         its proof, else a disproof that covers the query, else the values of this very budget,
         else (1, 1).  ``salt`` (GATE_SALT for a gated defender node, else 0) separates the
-        disproofs and values of nodes whose move lists differ; proofs are shared."""
+        disproofs and values of nodes whose move lists differ; proofs are shared, and so are
+        the ungated node's disproofs: the gate only ever makes a proof harder."""
         cdef Entry* slots = self.bucket(key)
         cdef Entry* e
         cdef uint64_t disproof_key = key ^ DISPROOF_SALT ^ salt
+        cdef uint64_t plain_disproof_key = key ^ DISPROOF_SALT
         cdef uint64_t values_key = budget_key(key ^ salt, remaining, order)
         cdef Entry* disproof = NULL
         cdef int i
@@ -296,7 +300,7 @@ cdef class Search:
                     pn[0] = 0; dn[0] = INF
                     tainted[0] = entry_tainted(e)
                     return
-            elif e.key == disproof_key:
+            elif e.key == disproof_key or e.key == plain_disproof_key:
                 if e.dn == 0 and e.remaining >= remaining and e.order >= order and (
                         not entry_tainted(e) or e.history == self.history_signature()):
                     disproof = e
@@ -507,6 +511,22 @@ cdef class Search:
 
     # -- search --------------------------------------------------------------------------------
 
+    cdef bint defender_mates_at_once(self) noexcept:
+        """Whether the side to move (the defender) has a check that leaves the attacker
+        without a legal move."""
+        cdef int moves[MAX_MOVES]
+        cdef int n = bs_legal_moves(&self.state, moves), i
+        cdef bint mates
+        for i in range(n):
+            if bs_may_give_check(&self.state, moves[i]) and \
+                    bs_gives_check(&self.state, moves[i]):
+                bs_make(&self.state, moves[i])
+                mates = not bs_has_legal_move(&self.state)
+                bs_unmake(&self.state)
+                if mates:
+                    return True
+        return False
+
     cdef int piece_total(self) noexcept:
         return self.state.piece_count[0] + self.state.piece_count[1]
 
@@ -640,6 +660,17 @@ cdef class Search:
             # order below within the moves left?
             bs_make_null(&self.state)
             self.evaluate_new(True, remaining, order - 1, False, &pn, &dn, &length, &tainted)
+            if pn == 1 and dn == 1:
+                # A threat not looked at yet.  Before searching it: can the defender mate at
+                # once?  Composed problems mostly give him a mate to threaten, and a reply
+                # that mates refutes the move whatever it threatens, at every order.
+                bs_unmake_null(&self.state)
+                if self.defender_mates_at_once():
+                    out_pn[0] = INF; out_dn[0] = 0; out_length[0] = 0; out_tainted[0] = False
+                    self.store(self.state.key, 0, EVERY_BUDGET, FULL_WIDTH, INF, 0, 0, False,
+                               self.nodes - start_nodes, 0)
+                    return
+                bs_make_null(&self.state)
             if pn != 0 and dn != 0:
                 self.threat_tests += 1
             while pn != 0 and dn != 0:
