@@ -127,6 +127,28 @@ def summary(rows: list[dict], elapsed: float) -> list[str]:
     ]
 
 
+def line_fault(row: dict, fen: str) -> str | None:
+    """What is wrong with a proved row's main line, or None: it must replay legally, check on
+    every Red move of a continuous-check problem, end in mate, and take the stated number of
+    moves (at most that many for "mate within N": its defence is not proven the longest)."""
+    board = Board(fen)
+    line = row["main_line"].split()
+    for ply, text in enumerate(line):
+        try:
+            move = board.parse_iccs(text)
+        except ValueError as error:
+            return f"ply {ply + 1} ({text}): {error}"
+        if ply % 2 == 0 and row["stipulation"] == "checks" and not board.gives_check(move):
+            return f"ply {ply + 1} ({text}) is not a check"
+        board.push(move)
+    if board.has_legal_move() or len(line) % 2 == 0:
+        return f"the line of {len(line)} plies does not end in mate"
+    stated = 2 * int(row["moves"]) - 1
+    if len(line) > stated or (row["verdict"] == "mate" and len(line) != stated):
+        return f"the line takes {len(line)} plies, the verdict {stated}"
+    return None
+
+
 def write(rows: list[dict]) -> None:
     """Replace the verdicts file: a temporary file in its directory, renamed when complete."""
     fd, temp = tempfile.mkstemp(dir=TARGET.parent, suffix=".tmp")
@@ -173,6 +195,14 @@ def main() -> None:
                   f"{row['moves']!s:>3} {row['order']:>4} {row['seconds']:6.1f} s", flush=True)
     for line in summary(rows, time.perf_counter() - start):
         print(line)
+    fens = {number: fen for number, fen, _ in every}
+    faults = [(row["number"], fault) for row in rows if row["verdict"].startswith("mate")
+              and (fault := line_fault(row, fens[row["number"]])) is not None]
+    for number, fault in faults:
+        print(f"No. {number}: {fault}")
+    if faults:
+        raise SystemExit(f"{len(faults)} main lines fail the replay check: "
+                         f"{TARGET.name} is not written")
     if not args.no_write and not args.numbers:
         write(rows)
         print(f"-> {TARGET}")
