@@ -26,6 +26,7 @@ from xiangqi._core cimport (BoardState, bs_init, bs_free, bs_make, bs_unmake, bs
                             PAWN, BLACK_BIT)
 from tablebases._index cimport (Indexer, IndexData, ix_encode, ix_decode, ix_has_twin,
                                 ix_encode_quiet, ix_twin)
+import time as _time
 
 cdef extern from *:
     """
@@ -125,6 +126,35 @@ cdef int raise_interrupted() except -1:
     one did) raises its exception, KeyboardInterrupt by default; otherwise raise that."""
     PyErr_CheckSignals()
     raise KeyboardInterrupt
+
+
+cdef class PhaseClock:
+    """Wall and CPU seconds (all threads: the process's) per phase of a builder call, added
+    into ``timings[phase + "_seconds"]`` and ``timings[phase + "_cpu_seconds"]``; read between
+    the parallel loops, so it costs two clock reads per phase and pass.  ``timings`` None:
+    nothing is measured."""
+    cdef object timings
+    cdef double wall, cpu
+
+    def __init__(self, timings):
+        self.timings = timings
+        if timings is not None:
+            self.wall = _time.perf_counter()
+            self.cpu = _time.process_time()
+
+    cdef lap(self, str phase):
+        """Charge the time since the last lap to ``phase``."""
+        cdef double wall, cpu
+        if self.timings is None:
+            return
+        wall = _time.perf_counter()
+        cpu = _time.process_time()
+        key = phase + "_seconds"
+        self.timings[key] = self.timings.get(key, 0.0) + (wall - self.wall)
+        key = phase + "_cpu_seconds"
+        self.timings[key] = self.timings.get(key, 0.0) + (cpu - self.cpu)
+        self.wall = wall
+        self.cpu = cpu
 
 
 DEF BIG = 1 << 30
@@ -521,7 +551,7 @@ cdef inline uint64_t settle_tentatives(Context* c, int stm, int64_t w, int n,
 
 def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_values, list subs,
                bint capture_resets=False, int capture_limit=0, int threads=1, progress=None,
-               rules=None, hints=None):
+               rules=None, hints=None, timings=None):
     """Fill ``red_values``/``black_values`` (length ``indexer.size``) with the solved codes.
 
     ``subs``: (colour, piece type, Indexer, red values, black values, flip) for each kind of
@@ -530,7 +560,10 @@ def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_va
     loss red, loss black): a DTM draw is a draw by every metric and only a DTM loss can be
     lost (DTC60 turns some results into draws, never a draw into a result), so known draws
     are not evaluated and only known losses are verified as candidates.  The values do not
-    depend on them (the re-check runs without).  Returns the number of passes.
+    depend on them (the re-check runs without).  ``timings``: a dict that receives (adds to)
+    the wall and CPU seconds of the phases: ``first_sweep`` (every position from its captures),
+    ``unmoves`` (predecessors of each pass's frontier), ``candidates`` (their forward check)
+    and ``settle`` (the next frontier).  Returns the number of passes.
     """
     cdef Context c
     cdef int64_t size = indexer.data.size, idx, w, words, found, pending, decided, waiting
@@ -543,6 +576,7 @@ def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_va
     # without scanning every code: a bitmap per side, set as they are found.
     cdef uint64_t* frontier[2]
     cdef uint64_t* bitmaps
+    cdef PhaseClock clock
     keep = setup_context(&c, indexer, red_values, black_values, subs, capture_resets,
                          capture_limit, rules)
     c.threads = threads
@@ -564,6 +598,7 @@ def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_va
     for t in range(threads):
         bs_init(&states[t])
     n = 0
+    clock = PhaseClock(timings)
     tb_guard_begin()
     try:
         for idx in prange(size, nogil=True, num_threads=threads, schedule="dynamic",
@@ -575,6 +610,7 @@ def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_va
             for idx in prange(size, nogil=True, num_threads=threads, schedule="static"):
                 if c.values[stm][idx] == 1:
                     tb_set_bit(frontier[stm], idx)
+        clock.lap("first_sweep")
         n = 1
         while not tb_stopping():
             decided = 0
@@ -589,6 +625,7 @@ def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_va
                     for t in range(64):
                         if (bits >> t) & 1:
                             decided += expand_frontier(&c, &states[tid], stm, w * 64 + t, n)
+            clock.lap("unmoves")
             for stm in range(2):
                 for w in prange(words, nogil=True, num_threads=threads, schedule="dynamic",
                                 chunksize=64):
@@ -600,6 +637,7 @@ def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_va
                     for t in range(64):
                         if (bits >> t) & 1:
                             decided += verify_candidate(&c, &states[tid], stm, w * 64 + t, n)
+            clock.lap("candidates")
             if tb_stopping():
                 break                   # a pass left half done: its values are discarded
             # The next frontier: what this pass decided, and the tentative values of distance
@@ -620,6 +658,7 @@ def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_va
                         found += __builtin_popcountll(bits)
             if progress is not None:
                 progress(n, found)
+            clock.lap("settle")
             if found == 0 and pending == 0:
                 break
             n += 1

@@ -14,7 +14,8 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
 from typing import NamedTuple
@@ -258,8 +259,12 @@ def build(materials: str | list[str], directory: Path | str, threads: int = 1,
         try:
             counts, info = _build_one(material, indexer, directory, threads, log, progress, writer)
             stored, timings = split_timings(info)
+            finish_start = time.perf_counter()
             writer.finish(TableHeader(material=name, size=indexer.size, metrics=list(METRICS),
                                       rules=RULES, counts=counts, extra=stored))
+            # The header and the copy of the compressed blocks into the file.
+            info["finish_seconds"] = timings["finish_seconds"] = \
+                round(time.perf_counter() - finish_start, 3)
         finally:
             writer.close()
         _write_build_info(path, timings)
@@ -437,6 +442,7 @@ def _build_one(material: Material, indexer: Indexer, directory: Path, threads: i
     dtc60_is_dtc = _dtc60_is_dtc(material, directory)
     info["dtc60_is_dtc"] = dtc60_is_dtc
     keep_checkpoints = indexer.size >= CHECKPOINT_SIZE
+    writing: dict[str, float] = {}
     for metric in METRICS:
         if metric == "dtc60" and dtc60_is_dtc:
             # Same sub-table codes, none beyond the limit: the build would repeat DTC's.
@@ -458,9 +464,10 @@ def _build_one(material: Material, indexer: Indexer, directory: Path, threads: i
             if metric == "dtm" and bitmaps is not None:
                 rules, chase = bitmaps.rules, bitmaps.chase
             info.update({k: v for k, v in metric_info.items() if k != "checkpoint_of"})
-        for side, values in (("red", red), ("black", black)):
-            summarise_metric(metric, side, values, counts)
-            writer.add(f"{metric}/{side}", values)
+        with _phase(writing, "write"):      # compression of the arrays into the scratch file
+            for side, values in (("red", red), ("black", black)):
+                summarise_metric(metric, side, values, counts)
+                writer.add(f"{metric}/{side}", values)
         if metric == "dtm":
             # draw red, draw black, loss red, loss black
             hints = _zeroed_bitmaps(indexer.size)
@@ -472,8 +479,10 @@ def _build_one(material: Material, indexer: Indexer, directory: Path, threads: i
         counts[side]["chase_marked"] = sum(bin(word).count("1") for word in marks)
     info["perpetual_check_positions"] = sum(bin(w).count("1") for w in rules.checker_red) + \
         sum(bin(w).count("1") for w in rules.checker_black)
-    for array_name, bits in zip(RULE_ARRAYS + CHASE_ARRAYS, (*rules, *chase)):
-        writer.add(array_name, _bitmap_to_u16(bits))
+    with _phase(writing, "write"):
+        for array_name, bits in zip(RULE_ARRAYS + CHASE_ARRAYS, (*rules, *chase)):
+            writer.add(array_name, _bitmap_to_u16(bits))
+    info.update({key: round(seconds, 3) for key, seconds in writing.items()})
     return counts, info
 
 
@@ -499,16 +508,19 @@ def _build_metric(material: Material, indexer: Indexer, directory: Path, metric:
     start = time.perf_counter()
     cpu_start = time.process_time()     # every thread's: the per-thread rate on a busy machine
     passes = rounds = 0
+    # Wall and CPU seconds per phase (retrograde's own, then the rule's and the re-check's).
+    phases: dict[str, float] = {}
     while True:
         red = zeroed_codes(indexer.size)
         black = zeroed_codes(indexer.size)
         passes += retrograde(indexer, red, black, subs, capture_resets=resets,
                              capture_limit=limit, threads=threads, progress=report,
-                             rules=rules, hints=hints)
+                             rules=rules, hints=hints, timings=phases)
         # The perpetual-check rule is settled on DTM; the other metrics reuse its sets.
         if metric != "dtm" or not apply_rule:
             break
-        found = perpetual_check_sets(indexer, red, black, subs, *rules, threads=threads)
+        with _phase(phases, "perpetual_check"):
+            found = perpetual_check_sets(indexer, red, black, subs, *rules, threads=threads)
         if not found:
             break
         rounds += 1
@@ -516,30 +528,58 @@ def _build_metric(material: Material, indexer: Indexer, directory: Path, metric:
             "checking; rebuilding")
     elapsed = time.perf_counter() - start
     cpu_seconds = time.process_time() - cpu_start
-    start = time.perf_counter()
-    bad, examples = recheck(indexer, red, black, subs, capture_resets=resets,
-                            capture_limit=limit, threads=threads, rules=rules)
-    check_time = time.perf_counter() - start
+    with _phase(phases, "recheck"):
+        bad, examples = recheck(indexer, red, black, subs, capture_resets=resets,
+                                capture_limit=limit, threads=threads, rules=rules)
+    check_time = phases["recheck_seconds"]
     if bad:
         raise BuildError(f"{name} {metric}: {bad} values fail the re-check, e.g. "
                          f"{examples[:3]} (side, index, stored, expected)")
     rate = indexer.size * 2 * passes / elapsed / threads if elapsed > 0 else 0.0
     log(f"{name} {metric}: {passes} passes in {elapsed:.2f} s "
-        f"({rate / 1e6:.1f} M positions/s per thread per pass), re-check {check_time:.2f} s")
+        f"({rate / 1e6:.1f} M positions/s per thread per pass), re-check {check_time:.2f} s; "
+        f"CPU s: {_phase_summary(phases)}")
     info[f"{metric}_passes"] = passes
     info[f"{metric}_seconds"] = round(elapsed, 3)
     info[f"{metric}_cpu_seconds"] = round(cpu_seconds, 3)
     info[f"{metric}_recheck_seconds"] = round(check_time, 3)
+    for key, seconds in phases.items():
+        if key != "recheck_seconds":
+            info[f"{metric}_{key}"] = round(seconds, 3)
     if metric == "dtm":
         info["perpetual_check_rounds"] = rounds
-        start = time.perf_counter()
-        chase, marked = chase_marks(material, indexer, red, black, subs, threads)
+        chase_time: dict[str, float] = {}
+        with _phase(chase_time, "chase_marks"):
+            chase, marked = chase_marks(material, indexer, red, black, subs, threads)
         info["chase_marked_positions"] = marked
-        info["chase_marks_seconds"] = round(time.perf_counter() - start, 3)
+        info.update({key: round(seconds, 3) for key, seconds in chase_time.items()})
         if marked:
             log(f"{name}: {marked:,} drawn positions could change under the chase rule")
         bitmaps = DtmBitmaps(rules, chase)
     return red, black, info, bitmaps
+
+
+# The phases of a metric's build, in the order they run (the build-info keys
+# ``<metric>_<phase>_seconds`` and ``<metric>_<phase>_cpu_seconds``).
+PHASES = ("first_sweep", "unmoves", "candidates", "settle", "perpetual_check", "recheck")
+
+
+@contextmanager
+def _phase(phases: dict[str, float], phase: str) -> Iterator[None]:
+    """Add the wall and CPU seconds of the block to ``phases`` (as retrograde does for its
+    own phases)."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    try:
+        yield
+    finally:
+        for key, spent in ((f"{phase}_seconds", time.perf_counter() - wall),
+                           (f"{phase}_cpu_seconds", time.process_time() - cpu)):
+            phases[key] = phases.get(key, 0.0) + spent
+
+
+def _phase_summary(phases: dict[str, float]) -> str:
+    return ", ".join(f"{phase} {phases[f'{phase}_cpu_seconds']:.2f}" for phase in PHASES
+                     if f"{phase}_cpu_seconds" in phases)
 
 
 def verify_file(material: str, directory: Path | str, threads: int = 1,
