@@ -221,7 +221,8 @@ def build(materials: str | list[str], directory: Path | str, threads: int = 1,
 
     Existing files are reused unless ``rebuild``.  ``verify`` False skips the full re-check
     of each metric (about a third of the build's time): the header then says ``unverified``
-    and ``xqstudio tb verify`` can run the check later.  Returns a summary per built material.
+    and ``xqstudio tb verify`` can run the check later; a verified build rebuilds such a
+    table when it needs it.  Returns a summary per built material.
     """
     if isinstance(materials, str):
         materials = [materials]
@@ -240,9 +241,14 @@ def build(materials: str | list[str], directory: Path | str, threads: int = 1,
         path = table_path(directory, name)
         if path.exists() and not (rebuild and name in requested):
             problem = table_problem(path)
-            if problem is None:
+            if problem is None and verify and read_header(path).extra.get("unverified"):
+                # A verified build stands on verified sub-tables only.
+                log(f"{name}: {path} was built without the re-check; building it again")
+            elif problem is None:
                 continue
-            log(f"{name}: {path} is damaged or of an older format ({problem}); rebuilding it")
+            else:
+                log(f"{name}: {path} is damaged or of an older format ({problem}); "
+                    "rebuilding it")
         indexer = indexer_for(material)
         sub_sizes = [indexer_for(sub).size for sub in {s.canonical() for s in material.captures()}]
         need = memory_needed(material, indexer.size, sub_sizes)
