@@ -37,10 +37,13 @@ def retrograde(
     progress: Callable[[int, int], object] | None = None,
     rules: Sequence[Buffer] | None = None,
     hints: Sequence[Buffer] | None = None,
+    timings: dict[str, float] | None = None,
 ) -> int:
     """Fill the code arrays with the solved codes; returns the number of passes.
     ``progress(pass, found)``; ``rules``: checker red/black, victim red/black bitmaps;
-    ``hints``: draw red/black, loss red/black bitmaps of the DTM build."""
+    ``hints``: draw red/black, loss red/black bitmaps of the DTM build; ``timings``: adds
+    the wall and CPU seconds of each phase (``first_sweep``, ``unmoves``, ``candidates``,
+    ``settle``) as ``<phase>_seconds`` and ``<phase>_cpu_seconds``."""
 
 def recheck(
     indexer: Indexer,

@@ -26,6 +26,7 @@ from xiangqi._core cimport (BoardState, bs_init, bs_free, bs_make, bs_unmake, bs
                             PAWN, BLACK_BIT)
 from tablebases._index cimport (Indexer, IndexData, ix_encode, ix_decode, ix_has_twin,
                                 ix_encode_quiet, ix_twin)
+import time as _time
 
 cdef extern from *:
     """
@@ -40,6 +41,7 @@ cdef extern from *:
     }
     """
     int __builtin_popcountll(unsigned long long x) nogil
+    void __builtin_prefetch(const void* address) nogil
     int __builtin_ctzll(unsigned long long x) nogil
     void tb_set_bit(uint64_t* bits, int64_t i) nogil
     void tb_clear_bit(uint64_t* bits, int64_t i) nogil
@@ -127,6 +129,35 @@ cdef int raise_interrupted() except -1:
     raise KeyboardInterrupt
 
 
+cdef class PhaseClock:
+    """Wall and CPU seconds (all threads: the process's) per phase of a builder call, added
+    into ``timings[phase + "_seconds"]`` and ``timings[phase + "_cpu_seconds"]``; read between
+    the parallel loops, so it costs two clock reads per phase and pass.  ``timings`` None:
+    nothing is measured."""
+    cdef object timings
+    cdef double wall, cpu
+
+    def __init__(self, timings):
+        self.timings = timings
+        if timings is not None:
+            self.wall = _time.perf_counter()
+            self.cpu = _time.process_time()
+
+    cdef lap(self, str phase):
+        """Charge the time since the last lap to ``phase``."""
+        cdef double wall, cpu
+        if self.timings is None:
+            return
+        wall = _time.perf_counter()
+        cpu = _time.process_time()
+        key = phase + "_seconds"
+        self.timings[key] = self.timings.get(key, 0.0) + (wall - self.wall)
+        key = phase + "_cpu_seconds"
+        self.timings[key] = self.timings.get(key, 0.0) + (cpu - self.cpu)
+        self.wall = wall
+        self.cpu = cpu
+
+
 DEF BIG = 1 << 30
 DEF HUGE_PAGE = 1 << 21
 
@@ -175,6 +206,22 @@ cdef inline int64_t moved_index(Context* c, BoardState* s, int64_t base, int mov
                                          defender)
     if index == -2:
         index = ix_encode(c.ix, s, 0)
+    return index
+
+
+cdef inline int64_t quiet_index(Context* c, BoardState* s, int64_t base, int move) noexcept nogil:
+    """Index after the quiet ``move`` from decoded ``base`` without playing it (the builder's
+    passes): only the moved piece's group digit changes, and ix_encode_quiet takes the
+    points, so the board need not be touched; the same value as ``moved_index(..., True)``.
+    Only a case it leaves to the full encode plays the move."""
+    cdef int piece = s.squares[xq_move_from(move)]
+    cdef int64_t index = ix_encode_quiet(c.ix, base, (piece >> 3) & 1, piece & 7,
+                                         sq90_of(xq_move_from(move)), sq90_of(xq_move_to(move)),
+                                         True)
+    if index == -2:
+        bs_make(s, move)
+        index = ix_encode(c.ix, s, 0)
+        bs_unmake(s)
     return index
 
 
@@ -320,25 +367,37 @@ cdef void init_position(Context* c, BoardState* s, int stm, int64_t idx) noexcep
 cdef int64_t expand_frontier(Context* c, BoardState* s, int stm, int64_t idx, int n) noexcept nogil:
     """Predecessors of frontier position ``idx`` (distance n-1, ``stm`` to move)."""
     cdef int unmoves[MAX_MOVES * 2]
-    cdef int k, count, pred = stm ^ 1
+    cdef int64_t pidxs[MAX_MOVES * 2]
+    cdef int k, count, kept = 0, pred = stm ^ 1
     cdef int64_t pidx, twin, changed = 0
     cdef uint16_t pc
     cdef bint lost = (n - 1) % 2 == 0
     if decode(c, s, stm, idx) < 0:
         return 0
     count = bs_unmoves(s, pred, unmoves)
-    # bs_make moves a piece of the side to move: play the reversed move as ``pred``.  The
-    # predecessor has ``pred`` to move; its legality needs ``stm``'s king not attacked.
+    # bs_make moves a piece of the side to move: play the reversed move as ``pred`` (when
+    # quiet_index needs the board).  The predecessor has ``pred`` to move; its legality
+    # needs ``stm``'s king not attacked.
     s.turn = pred
+    # First every predecessor's index, each code prefetched: the codes lie far apart in a
+    # large table (a rook's move changes a high digit), and asking for all of them before
+    # reading any lets the cache misses overlap.
     for k in range(count):
-        bs_make(s, unmoves[k])
         # No legality test: a predecessor with ``stm``'s king attacked is stored as ILLEGAL
         # (by init_position, like its mirror twin) and skipped below; reading its code is
-        # cheaper than bs_king_attacked.
-        pidx = moved_index(c, s, idx, unmoves[k], True)
-        bs_unmake(s)
+        # cheaper than bs_king_attacked.  Nor is the un-move played: its index is all we need.
+        pidx = quiet_index(c, s, idx, unmoves[k])
         if pidx < 0:
             continue
+        # A win's predecessor matters only as a candidate loss, and with the DTM hints only
+        # a DTM loss can be one: test the bitmap before the (larger, colder) code array.
+        if not lost and c.loss_hint[pred] != NULL and not tb_bit(c.loss_hint[pred], pidx):
+            continue
+        __builtin_prefetch(&c.values[pred][pidx])
+        pidxs[kept] = pidx
+        kept += 1
+    for k in range(kept):
+        pidx = pidxs[k]
         pc = c.values[pred][pidx]
         # Decided (or ILLEGAL) entries never change, and twins always hold the same code
         # (each mark below writes both): nothing to do for either.
@@ -371,9 +430,21 @@ cdef inline int candidate_move(Context* c, BoardState* s, int stm, int64_t idx, 
     opponent (``longest`` updated) or is not a move (illegal or a forbidden check), 0 if it
     keeps the candidate from being lost now."""
     cdef int captured = s.squares[xq_move_to(move)]
-    cdef int code = successor_code(c, s, stm, idx, move, restricted, True)
-    cdef int plies, d
-    cdef bint illegal
+    cdef int code, plies, d
+    cdef int64_t sidx
+    cdef bint illegal, check
+    if captured != EMPTY:
+        code = successor_code(c, s, stm, idx, move, restricted, True)
+    else:
+        # A quiet move is played only when the perpetual-check rule needs the board.
+        sidx = quiet_index(c, s, idx, move)
+        if restricted and sidx >= 0 and tb_bit(c.victim[stm ^ 1], sidx):
+            bs_make(s, move)
+            check = bs_king_attacked(s, stm ^ 1)
+            bs_unmake(s)
+            if check:
+                return 1                # a forbidden perpetual check
+        code = c.values[stm ^ 1][sidx] if sidx >= 0 else ILLEGAL
     if code == FORBIDDEN:
         return 1
     if code == ILLEGAL:
@@ -521,7 +592,7 @@ cdef inline uint64_t settle_tentatives(Context* c, int stm, int64_t w, int n,
 
 def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_values, list subs,
                bint capture_resets=False, int capture_limit=0, int threads=1, progress=None,
-               rules=None, hints=None):
+               rules=None, hints=None, timings=None):
     """Fill ``red_values``/``black_values`` (length ``indexer.size``) with the solved codes.
 
     ``subs``: (colour, piece type, Indexer, red values, black values, flip) for each kind of
@@ -530,7 +601,10 @@ def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_va
     loss red, loss black): a DTM draw is a draw by every metric and only a DTM loss can be
     lost (DTC60 turns some results into draws, never a draw into a result), so known draws
     are not evaluated and only known losses are verified as candidates.  The values do not
-    depend on them (the re-check runs without).  Returns the number of passes.
+    depend on them (the re-check runs without).  ``timings``: a dict that receives (adds to)
+    the wall and CPU seconds of the phases: ``first_sweep`` (every position from its captures),
+    ``unmoves`` (predecessors of each pass's frontier), ``candidates`` (their forward check)
+    and ``settle`` (the next frontier).  Returns the number of passes.
     """
     cdef Context c
     cdef int64_t size = indexer.data.size, idx, w, words, found, pending, decided, waiting
@@ -543,6 +617,7 @@ def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_va
     # without scanning every code: a bitmap per side, set as they are found.
     cdef uint64_t* frontier[2]
     cdef uint64_t* bitmaps
+    cdef PhaseClock clock
     keep = setup_context(&c, indexer, red_values, black_values, subs, capture_resets,
                          capture_limit, rules)
     c.threads = threads
@@ -564,6 +639,7 @@ def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_va
     for t in range(threads):
         bs_init(&states[t])
     n = 0
+    clock = PhaseClock(timings)
     tb_guard_begin()
     try:
         for idx in prange(size, nogil=True, num_threads=threads, schedule="dynamic",
@@ -575,6 +651,7 @@ def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_va
             for idx in prange(size, nogil=True, num_threads=threads, schedule="static"):
                 if c.values[stm][idx] == 1:
                     tb_set_bit(frontier[stm], idx)
+        clock.lap("first_sweep")
         n = 1
         while not tb_stopping():
             decided = 0
@@ -589,6 +666,7 @@ def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_va
                     for t in range(64):
                         if (bits >> t) & 1:
                             decided += expand_frontier(&c, &states[tid], stm, w * 64 + t, n)
+            clock.lap("unmoves")
             for stm in range(2):
                 for w in prange(words, nogil=True, num_threads=threads, schedule="dynamic",
                                 chunksize=64):
@@ -600,6 +678,7 @@ def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_va
                     for t in range(64):
                         if (bits >> t) & 1:
                             decided += verify_candidate(&c, &states[tid], stm, w * 64 + t, n)
+            clock.lap("candidates")
             if tb_stopping():
                 break                   # a pass left half done: its values are discarded
             # The next frontier: what this pass decided, and the tentative values of distance
@@ -620,6 +699,7 @@ def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_va
                         found += __builtin_popcountll(bits)
             if progress is not None:
                 progress(n, found)
+            clock.lap("settle")
             if found == 0 and pending == 0:
                 break
             n += 1
@@ -657,24 +737,63 @@ cdef int mismatches_at(Context* c, BoardState* s, int64_t idx) noexcept nogil:
 
 cdef int expected_code_decoded(Context* c, BoardState* s, int stm, int64_t idx) noexcept nogil:
     """expected_code() on the board of ``idx`` already set up on ``s`` (left as found, but
-    for the side to move)."""
+    for the side to move).
+
+    Pseudo-legal moves, each played only where the answer needs the board: a capture (its
+    legality tested as it is played, and the sub-table encoded from the board), a move of
+    Red's defender group (indexed by the full encode: the re-check does not share the
+    builder's incremental path for that group), a quiet move landing on an ILLEGAL entry
+    (legal: the table is corrupt; illegal: not a move) or on a perpetual-check victim.  A
+    quiet move landing on a legal entry is taken as legal without the test: an illegal
+    move reaches a position whose mover's king is attacked, which a sound table stores as
+    ILLEGAL, and an entry that is not is itself reported when the re-check reaches it (its
+    expected code is ILLEGAL), so the table fails either way."""
     cdef int moves[MAX_MOVES]
-    cdef int count, i, captured, code, plies, d
+    cdef int64_t sidxs[MAX_MOVES]
+    cdef int count, i, captured, code, plies, d, piece
     cdef int best_win = BIG, longest_loss = -1, allowed = 0
-    cdef bint draw = False, restricted
+    cdef bint draw = False, restricted, not_a_move, forbidden_check
     cdef int64_t sidx
     s.turn = stm
     if bs_king_attacked(s, stm ^ 1):
         return ILLEGAL
-    count = bs_legal_moves(s, moves)
-    if count == 0:
-        return 1
+    count = bs_pseudo_moves(s, moves)
     restricted = must_stop_checking(c, stm, idx)
+    # The quiet moves' indexes first, their codes prefetched so that the cache misses of a
+    # large table overlap (every successor is read: nothing is computed in vain).
+    for i in range(count):
+        if s.squares[xq_move_to(moves[i])] != EMPTY:
+            continue
+        piece = s.squares[xq_move_from(moves[i])]
+        sidx = ix_encode_quiet(c.ix, idx, (piece >> 3) & 1, piece & 7,
+                               sq90_of(xq_move_from(moves[i])),
+                               sq90_of(xq_move_to(moves[i])), False)
+        if sidx == -2:
+            bs_make(s, moves[i])
+            sidx = ix_encode(c.ix, s, 0)
+            bs_unmake(s)
+        if sidx >= 0:
+            __builtin_prefetch(&c.values[stm ^ 1][sidx])
+        sidxs[i] = sidx
     for i in range(count):
         captured = s.squares[xq_move_to(moves[i])]
-        code = successor_code(c, s, stm, idx, moves[i], restricted)
-        if code == FORBIDDEN:
-            continue
+        if captured != EMPTY:
+            bs_make(s, moves[i])
+            if bs_king_attacked(s, stm):
+                bs_unmake(s)
+                continue                # not a legal move
+            code = sub_code(c, s, captured)
+            bs_unmake(s)
+        else:
+            sidx = sidxs[i]
+            code = c.values[stm ^ 1][sidx] if sidx >= 0 else ILLEGAL
+            if code == ILLEGAL or (restricted and sidx >= 0 and tb_bit(c.victim[stm ^ 1], sidx)):
+                bs_make(s, moves[i])
+                not_a_move = code == ILLEGAL and bs_king_attacked(s, stm)
+                forbidden_check = not not_a_move and restricted and forbidden(c, s, stm, sidx)
+                bs_unmake(s)
+                if not_a_move or forbidden_check:
+                    continue
         allowed += 1
         if code == ILLEGAL:
             return -2                   # a legal move reached an illegal entry: corrupt
@@ -693,7 +812,7 @@ cdef int expected_code_decoded(Context* c, BoardState* s, int stm, int64_t idx) 
     if draw:
         return 0
     if allowed == 0:
-        return 1                        # only forbidden perpetual checks: lost by rule
+        return 1                        # mated, stalemated or only forbidden perpetual checks
     return longest_loss + 1
 
 
@@ -1048,10 +1167,22 @@ cdef bint threatens_material(BoardState* s, int mover) noexcept nogil:
     return threat
 
 
+cdef bint is_calm(Context* c, BoardState* s, int stm, int64_t idx) noexcept nogil:
+    """Position ``idx`` with ``stm`` to move, reached by a move of the other side: was that
+    move free of attack (no check, no threat of material for the mover's next move)?  A
+    property of the position alone (the test is mirror-symmetric, so it holds for the
+    position a move reached as for its stored index)."""
+    if decode(c, s, stm, idx) < 0 or bs_king_attacked(s, stm):
+        return False
+    return not threatens_material(s, stm ^ 1)
+
+
 cdef bint holds_without_attacking(Context* c, BoardState* s, int stm, int64_t idx,
-                                  uint64_t* next_set) noexcept nogil:
+                                  uint64_t* next_set, uint64_t* calm) noexcept nogil:
     """``stm`` (the holder) to move: has it a move that neither checks nor threatens material
-    and stays in ``next_set``, or a capture into a drawn sub-ending?"""
+    and stays in ``next_set``, or a capture into a drawn sub-ending?  ``calm``: the
+    :func:`is_calm` bits of the opponent's drawn positions, computed once, since the threat
+    search is the costly part and the fixpoint asks it again of every move on every round."""
     cdef int moves[MAX_MOVES]
     cdef int count, i, captured
     cdef int64_t sidx
@@ -1059,7 +1190,7 @@ cdef bint holds_without_attacking(Context* c, BoardState* s, int stm, int64_t id
     if decode(c, s, stm, idx) < 0:
         return False
     # Pseudo-legal moves, as in the perpetual-check scans: an illegal move never reaches a
-    # drawn position.  The cheap tests first; the threat search only for moves that stay.
+    # drawn position.
     count = bs_pseudo_moves(s, moves)
     for i in range(count):
         captured = s.squares[xq_move_to(moves[i])]
@@ -1069,12 +1200,32 @@ cdef bint holds_without_attacking(Context* c, BoardState* s, int stm, int64_t id
             continue
         bs_make(s, moves[i])
         sidx = moved_index(c, s, idx, moves[i])
-        ok = sidx >= 0 and tb_bit(next_set, sidx) and not bs_king_attacked(s, stm ^ 1) \
-            and not threatens_material(s, stm)
+        ok = sidx >= 0 and tb_bit(next_set, sidx) and tb_bit(calm, sidx)
         bs_unmake(s)
         if ok:
             return True
     return False
+
+
+cdef void mark_predecessors(Context* c, BoardState* s, int stm, int64_t idx,
+                            uint64_t* dirty) noexcept nogil:
+    """Set in ``dirty`` every position (the other side to move) with a quiet move into
+    ``idx`` (``stm`` to move), and its twin: the positions whose test may change when
+    ``idx`` leaves its set."""
+    cdef int unmoves[MAX_MOVES * 2]
+    cdef int k, count
+    cdef int64_t pidx
+    if decode(c, s, stm, idx) < 0:
+        return
+    count = bs_unmoves(s, stm ^ 1, unmoves)
+    s.turn = stm ^ 1                    # quiet_index may play the un-move
+    for k in range(count):
+        pidx = quiet_index(c, s, idx, unmoves[k])
+        if pidx < 0:
+            continue
+        tb_set_bit(dirty, pidx)
+        if ix_has_twin(c.ix, pidx):
+            tb_set_bit(dirty, ix_twin(c.ix, pidx))
 
 
 def chase_sensitive_draws(Indexer indexer, uint16_t[::1] red_values,
@@ -1090,14 +1241,25 @@ def chase_sensitive_draws(Indexer indexer, uint16_t[::1] red_values,
     cdef bint stopped = False
     cdef uint64_t* G[2]
     cdef uint64_t* safe[2]
+    cdef uint64_t* calm[2]
+    cdef uint64_t* dirty[2]
     cdef uint64_t* out[2]
+    cdef uint64_t bits
+    cdef int bit, tid
+    cdef int64_t removed_here
     cdef BoardState* states = <BoardState*> malloc(threads * sizeof(BoardState))
     G[0] = zeroed_bits(words)
     G[1] = zeroed_bits(words)
     safe[0] = zeroed_bits(words)
     safe[1] = zeroed_bits(words)
-    if states == NULL or G[0] == NULL or G[1] == NULL or safe[0] == NULL or safe[1] == NULL:
+    calm[0] = zeroed_bits(words)
+    calm[1] = zeroed_bits(words)
+    dirty[0] = zeroed_bits(words)
+    dirty[1] = zeroed_bits(words)
+    if states == NULL or G[0] == NULL or G[1] == NULL or safe[0] == NULL or safe[1] == NULL \
+            or calm[0] == NULL or calm[1] == NULL or dirty[0] == NULL or dirty[1] == NULL:
         free(states); free(G[0]); free(G[1]); free(safe[0]); free(safe[1])
+        free(calm[0]); free(calm[1]); free(dirty[0]); free(dirty[1])
         raise MemoryError()
     keep = setup_context(&c, indexer, red_values, black_values, subs, False, 0, None)
     out[0] = &out_red[0]
@@ -1110,34 +1272,65 @@ def chase_sensitive_draws(Indexer indexer, uint16_t[::1] red_values,
             for idx in range(size):
                 if c.values[stm][idx] == 0:
                     tb_set_bit(safe[stm], idx)
+            # Only drawn positions are ever looked up (next_set holds draws only).
+            for idx in prange(size, nogil=True, num_threads=threads, schedule="dynamic",
+                              chunksize=1024):
+                if c.values[stm][idx] == 0 and not tb_stopping() and \
+                        is_calm(&c, &states[threadid()], stm, idx):
+                    tb_set_bit(calm[stm], idx)
         for holder in range(2):
             # Greatest fixpoint: start from every draw and remove what the holder cannot
-            # keep without attacking.
+            # keep without attacking.  Both tests are monotone in the other side's set, so
+            # the fixpoint is the same whatever the order of removals: after a first look at
+            # every draw, only the predecessors of what was just removed (``dirty``) are
+            # looked at again, rather than every position of both sets on every round.
             for stm in range(2):
                 for w in range(words):
                     G[stm][w] = 0
                 for idx in range(size):
                     if c.values[stm][idx] == 0:
                         tb_set_bit(G[stm], idx)
+                for w in range(words):
+                    dirty[stm][w] = G[stm][w]
             while not tb_stopping():
                 removed = 0
-                for idx in prange(size, nogil=True, num_threads=threads, schedule="dynamic",
-                                  chunksize=1024):
-                    if tb_stopping():
+                # The holder's positions: a sweep reads dirty[holder] and G[holder ^ 1] and
+                # writes only G[holder] and dirty[holder ^ 1], so its threads never race.
+                for w in prange(words, nogil=True, num_threads=threads, schedule="dynamic",
+                                chunksize=16):
+                    bits = dirty[holder][w]
+                    if bits == 0 or tb_stopping():
                         continue
-                    if tb_bit(G[holder], idx) and not holds_without_attacking(
-                            &c, &states[threadid()], holder, idx, G[holder ^ 1]):
-                        tb_clear_bit(G[holder], idx)
-                        removed += 1
-                for idx in prange(size, nogil=True, num_threads=threads, schedule="dynamic",
-                                  chunksize=1024):
-                    # Every drawing move of the opponent must stay where the holder holds.
-                    if tb_stopping():
+                    dirty[holder][w] = 0
+                    tid = threadid()
+                    removed_here = 0
+                    for bit in range(64):
+                        if (bits >> bit) & 1 and tb_bit(G[holder], w * 64 + bit) and \
+                                not holds_without_attacking(&c, &states[tid], holder, w * 64 + bit,
+                                                            G[holder ^ 1], calm[holder ^ 1]):
+                            tb_clear_bit(G[holder], w * 64 + bit)
+                            mark_predecessors(&c, &states[tid], holder, w * 64 + bit,
+                                              dirty[holder ^ 1])
+                            removed_here = removed_here + 1
+                    removed += removed_here
+                # Every drawing move of the opponent must stay where the holder holds.
+                for w in prange(words, nogil=True, num_threads=threads, schedule="dynamic",
+                                chunksize=16):
+                    bits = dirty[holder ^ 1][w]
+                    if bits == 0 or tb_stopping():
                         continue
-                    if tb_bit(G[holder ^ 1], idx) and not drawing_checks_trapped(
-                            &c, &states[threadid()], holder ^ 1, idx, G[holder]):
-                        tb_clear_bit(G[holder ^ 1], idx)
-                        removed += 1
+                    dirty[holder ^ 1][w] = 0
+                    tid = threadid()
+                    removed_here = 0
+                    for bit in range(64):
+                        if (bits >> bit) & 1 and tb_bit(G[holder ^ 1], w * 64 + bit) and \
+                                not drawing_checks_trapped(&c, &states[tid], holder ^ 1,
+                                                           w * 64 + bit, G[holder]):
+                            tb_clear_bit(G[holder ^ 1], w * 64 + bit)
+                            mark_predecessors(&c, &states[tid], holder ^ 1, w * 64 + bit,
+                                              dirty[holder])
+                            removed_here = removed_here + 1
+                    removed += removed_here
                 if removed == 0:
                     break
             for stm in range(2):
@@ -1155,6 +1348,7 @@ def chase_sensitive_draws(Indexer indexer, uint16_t[::1] red_values,
             bs_free(&states[t])
         free(states)
         free(G[0]); free(G[1]); free(safe[0]); free(safe[1])
+        free(calm[0]); free(calm[1]); free(dirty[0]); free(dirty[1])
         stopped = tb_guard_end()
     if stopped:
         raise_interrupted()

@@ -171,14 +171,22 @@ cdef int64_t ix_encode_quiet(IndexData* ix, int64_t base, int color, int kind, i
         gi = ix_cache.digits[g]
     else:
         gi = (base // ix.stride[g]) % grp.count
-    for i in range(grp.nslots):
-        points[i] = grp.squares[gi * grp.nslots + i]
-        if not done and points[i] == from90 and grp.color[i] == color and grp.kind[i] == kind:
-            points[i] = to90
-            done = 1
-    if not done:
-        return -1
-    key = group_key(grp, points)
+    if grp.nslots == 1:
+        # A piece alone in its group (a single rook, horse, ...; a bare king): its key is its
+        # local point, no sort.  Most moves the builder indexes are of such pieces.
+        if grp.squares[gi] != from90 or grp.color[0] != color or grp.kind[0] != kind:
+            return -1
+        points[0] = to90
+        key = LOCAL[color][kind][to90]
+    else:
+        for i in range(grp.nslots):
+            points[i] = grp.squares[gi * grp.nslots + i]
+            if not done and points[i] == from90 and grp.color[i] == color and grp.kind[i] == kind:
+                points[i] = to90
+                done = 1
+        if not done:
+            return -1
+        key = group_key(grp, points)
     if key < 0:
         return -1
     new_gi = grp.key_to_index[key]

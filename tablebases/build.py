@@ -14,7 +14,8 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
 from typing import NamedTuple
@@ -214,10 +215,14 @@ def _sub_specs(material: Material, loaded: dict[str, _Loaded],
 
 def build(materials: str | list[str], directory: Path | str, threads: int = 1,
           rebuild: bool = False, log: Callable[[str], None] = print,
-          progress: Callable[[str, int, int], None] | None = None) -> dict[str, dict]:
+          progress: Callable[[str, int, int], None] | None = None,
+          verify: bool = True) -> dict[str, dict]:
     """Build the tables of ``materials`` and every sub-table they need into ``directory``.
 
-    Existing files are reused unless ``rebuild``.  Returns a summary per built material.
+    Existing files are reused unless ``rebuild``.  ``verify`` False skips the full re-check
+    of each metric (about a third of the build's time): the header then says ``unverified``
+    and ``xqstudio tb verify`` can run the check later; a verified build rebuilds such a
+    table when it needs it.  Returns a summary per built material.
     """
     if isinstance(materials, str):
         materials = [materials]
@@ -236,9 +241,14 @@ def build(materials: str | list[str], directory: Path | str, threads: int = 1,
         path = table_path(directory, name)
         if path.exists() and not (rebuild and name in requested):
             problem = table_problem(path)
-            if problem is None:
+            if problem is None and verify and read_header(path).extra.get("unverified"):
+                # A verified build stands on verified sub-tables only.
+                log(f"{name}: {path} was built without the re-check; building it again")
+            elif problem is None:
                 continue
-            log(f"{name}: {path} is damaged or of an older format ({problem}); rebuilding it")
+            else:
+                log(f"{name}: {path} is damaged or of an older format ({problem}); "
+                    "rebuilding it")
         indexer = indexer_for(material)
         sub_sizes = [indexer_for(sub).size for sub in {s.canonical() for s in material.captures()}]
         need = memory_needed(material, indexer.size, sub_sizes)
@@ -254,18 +264,23 @@ def build(materials: str | list[str], directory: Path | str, threads: int = 1,
             progress.start_table(name, estimate)
         if rebuild and name in requested:
             remove_checkpoints(directory, name)
-        writer = TableWriter(path)
+        writer = TableWriter(path, 1 if indexer.size < SMALL_TABLE else threads)
         try:
-            counts, info = _build_one(material, indexer, directory, threads, log, progress, writer)
+            counts, info = _build_one(material, indexer, directory, threads, log, progress, writer,
+                                      verify)
             stored, timings = split_timings(info)
+            finish_start = time.perf_counter()
             writer.finish(TableHeader(material=name, size=indexer.size, metrics=list(METRICS),
                                       rules=RULES, counts=counts, extra=stored))
+            # The header and the copy of the compressed blocks into the file.
+            info["finish_seconds"] = timings["finish_seconds"] = \
+                round(time.perf_counter() - finish_start, 3)
         finally:
             writer.close()
         _write_build_info(path, timings)
         remove_checkpoints(directory, name)
         log(f"{name}: written {path} ({path.stat().st_size / 2**20:.2f} MiB)")
-        summary[name] = {**info, "counts": counts, "path": str(path), "verified": True}
+        summary[name] = {**info, "counts": counts, "path": str(path), "verified": verify}
     return summary
 
 
@@ -421,7 +436,7 @@ def _save_checkpoint(directory: Path, name: str, size: int, metric: str, red, bl
 
 def _build_one(material: Material, indexer: Indexer, directory: Path, threads: int,
                log: Callable[[str], None], progress: Callable[[str, int, int], None] | None,
-               writer: TableWriter) -> tuple[dict, dict]:
+               writer: TableWriter, verify: bool = True) -> tuple[dict, dict]:
     """Build the metrics one after the other, each with only its own sub-table arrays in
     memory, and hand each to ``writer`` as soon as it is checked.  Each finished metric is
     also kept as a checkpoint, so that an interrupted build of a large table resumes with
@@ -431,12 +446,15 @@ def _build_one(material: Material, indexer: Indexer, directory: Path, threads: i
     # Small tables finish faster on one thread than the threads take to synchronise per pass.
     threads = 1 if indexer.size < SMALL_TABLE else threads
     info: dict = {"threads": threads}
+    if not verify:
+        info["unverified"] = True       # stored in the header: no re-check was run
     rules = _zeroed_rules(indexer.size)
     chase = _zeroed_chase(indexer.size)
     hints = None        # DTM's draws and losses, for the later metrics
     dtc60_is_dtc = _dtc60_is_dtc(material, directory)
     info["dtc60_is_dtc"] = dtc60_is_dtc
     keep_checkpoints = indexer.size >= CHECKPOINT_SIZE
+    writing: dict[str, float] = {}
     for metric in METRICS:
         if metric == "dtc60" and dtc60_is_dtc:
             # Same sub-table codes, none beyond the limit: the build would repeat DTC's.
@@ -446,21 +464,27 @@ def _build_one(material: Material, indexer: Indexer, directory: Path, threads: i
         else:
             saved = _load_checkpoint(directory, name, indexer.size, metric) \
                 if keep_checkpoints else None
+            if saved is not None and verify and saved[2].get("unverified"):
+                log(f"{name} {metric}: the checkpoint was not re-checked; building it again")
+                saved = None
             if saved is not None:
                 red, black, metric_info, bitmaps = saved
                 log(f"{name} {metric}: resumed from {checkpoint_path(directory, name, metric)}")
             else:
                 red, black, metric_info, bitmaps = _build_metric(
-                    material, indexer, directory, metric, threads, rules, hints, log, progress)
+                    material, indexer, directory, metric, threads, rules, hints, log, progress,
+                    verify)
                 if keep_checkpoints:
                     _save_checkpoint(directory, name, indexer.size, metric, red, black,
                                      metric_info, bitmaps)
             if metric == "dtm" and bitmaps is not None:
                 rules, chase = bitmaps.rules, bitmaps.chase
-            info.update({k: v for k, v in metric_info.items() if k != "checkpoint_of"})
-        for side, values in (("red", red), ("black", black)):
-            summarise_metric(metric, side, values, counts)
-            writer.add(f"{metric}/{side}", values)
+            info.update({k: v for k, v in metric_info.items()
+                         if k not in ("checkpoint_of", "unverified")})
+        with _phase(writing, "write"):      # compression of the arrays into the scratch file
+            for side, values in (("red", red), ("black", black)):
+                summarise_metric(metric, side, values, counts)
+                writer.add(f"{metric}/{side}", values)
         if metric == "dtm":
             # draw red, draw black, loss red, loss black
             hints = _zeroed_bitmaps(indexer.size)
@@ -472,18 +496,21 @@ def _build_one(material: Material, indexer: Indexer, directory: Path, threads: i
         counts[side]["chase_marked"] = sum(bin(word).count("1") for word in marks)
     info["perpetual_check_positions"] = sum(bin(w).count("1") for w in rules.checker_red) + \
         sum(bin(w).count("1") for w in rules.checker_black)
-    for array_name, bits in zip(RULE_ARRAYS + CHASE_ARRAYS, (*rules, *chase)):
-        writer.add(array_name, _bitmap_to_u16(bits))
+    with _phase(writing, "write"):
+        for array_name, bits in zip(RULE_ARRAYS + CHASE_ARRAYS, (*rules, *chase)):
+            writer.add(array_name, _bitmap_to_u16(bits))
+    info.update({key: round(seconds, 3) for key, seconds in writing.items()})
     return counts, info
 
 
 def _build_metric(material: Material, indexer: Indexer, directory: Path, metric: str,
                   threads: int, rules: RuleBitmaps, hints: list[array.array] | None,
                   log: Callable[[str], None],
-                  progress: Callable[[str, int, int], None] | None) -> tuple:
-    """One metric by retrograde analysis and its re-check: (red, black, info, bitmaps), the
-    bitmaps being, for DTM, the perpetual-check sets it settled (``rules``, filled in place)
-    and the chase marks."""
+                  progress: Callable[[str, int, int], None] | None,
+                  verify: bool = True) -> tuple:
+    """One metric by retrograde analysis and its re-check (unless not ``verify``): (red,
+    black, info, bitmaps), the bitmaps being, for DTM, the perpetual-check sets it settled
+    (``rules``, filled in place) and the chase marks."""
     name = str(material)
     loaded = _load_sub_tables(material, directory, (metric,))
     subs = _sub_specs(material, loaded, metric)
@@ -499,16 +526,19 @@ def _build_metric(material: Material, indexer: Indexer, directory: Path, metric:
     start = time.perf_counter()
     cpu_start = time.process_time()     # every thread's: the per-thread rate on a busy machine
     passes = rounds = 0
+    # Wall and CPU seconds per phase (retrograde's own, then the rule's and the re-check's).
+    phases: dict[str, float] = {}
     while True:
         red = zeroed_codes(indexer.size)
         black = zeroed_codes(indexer.size)
         passes += retrograde(indexer, red, black, subs, capture_resets=resets,
                              capture_limit=limit, threads=threads, progress=report,
-                             rules=rules, hints=hints)
+                             rules=rules, hints=hints, timings=phases)
         # The perpetual-check rule is settled on DTM; the other metrics reuse its sets.
         if metric != "dtm" or not apply_rule:
             break
-        found = perpetual_check_sets(indexer, red, black, subs, *rules, threads=threads)
+        with _phase(phases, "perpetual_check"):
+            found = perpetual_check_sets(indexer, red, black, subs, *rules, threads=threads)
         if not found:
             break
         rounds += 1
@@ -516,30 +546,64 @@ def _build_metric(material: Material, indexer: Indexer, directory: Path, metric:
             "checking; rebuilding")
     elapsed = time.perf_counter() - start
     cpu_seconds = time.process_time() - cpu_start
-    start = time.perf_counter()
-    bad, examples = recheck(indexer, red, black, subs, capture_resets=resets,
-                            capture_limit=limit, threads=threads, rules=rules)
-    check_time = time.perf_counter() - start
+    bad = 0
+    examples: list[tuple[int, int, int, int]] = []
+    if verify:
+        with _phase(phases, "recheck"):
+            bad, examples = recheck(indexer, red, black, subs, capture_resets=resets,
+                                    capture_limit=limit, threads=threads, rules=rules)
+    else:
+        info["unverified"] = True       # kept with a checkpoint: a verified build redoes it
+    check_time = phases.get("recheck_seconds", 0.0)
     if bad:
         raise BuildError(f"{name} {metric}: {bad} values fail the re-check, e.g. "
                          f"{examples[:3]} (side, index, stored, expected)")
     rate = indexer.size * 2 * passes / elapsed / threads if elapsed > 0 else 0.0
     log(f"{name} {metric}: {passes} passes in {elapsed:.2f} s "
-        f"({rate / 1e6:.1f} M positions/s per thread per pass), re-check {check_time:.2f} s")
+        f"({rate / 1e6:.1f} M positions/s per thread per pass), "
+        + (f"re-check {check_time:.2f} s; " if verify else "not re-checked; ")
+        + f"CPU s: {_phase_summary(phases)}")
     info[f"{metric}_passes"] = passes
     info[f"{metric}_seconds"] = round(elapsed, 3)
     info[f"{metric}_cpu_seconds"] = round(cpu_seconds, 3)
     info[f"{metric}_recheck_seconds"] = round(check_time, 3)
+    for key, seconds in phases.items():
+        if key != "recheck_seconds":
+            info[f"{metric}_{key}"] = round(seconds, 3)
     if metric == "dtm":
         info["perpetual_check_rounds"] = rounds
-        start = time.perf_counter()
-        chase, marked = chase_marks(material, indexer, red, black, subs, threads)
+        chase_time: dict[str, float] = {}
+        with _phase(chase_time, "chase_marks"):
+            chase, marked = chase_marks(material, indexer, red, black, subs, threads)
         info["chase_marked_positions"] = marked
-        info["chase_marks_seconds"] = round(time.perf_counter() - start, 3)
+        info.update({key: round(seconds, 3) for key, seconds in chase_time.items()})
         if marked:
             log(f"{name}: {marked:,} drawn positions could change under the chase rule")
         bitmaps = DtmBitmaps(rules, chase)
     return red, black, info, bitmaps
+
+
+# The phases of a metric's build, in the order they run (the build-info keys
+# ``<metric>_<phase>_seconds`` and ``<metric>_<phase>_cpu_seconds``).
+PHASES = ("first_sweep", "unmoves", "candidates", "settle", "perpetual_check", "recheck")
+
+
+@contextmanager
+def _phase(phases: dict[str, float], phase: str) -> Iterator[None]:
+    """Add the wall and CPU seconds of the block to ``phases`` (as retrograde does for its
+    own phases)."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    try:
+        yield
+    finally:
+        for key, spent in ((f"{phase}_seconds", time.perf_counter() - wall),
+                           (f"{phase}_cpu_seconds", time.process_time() - cpu)):
+            phases[key] = phases.get(key, 0.0) + spent
+
+
+def _phase_summary(phases: dict[str, float]) -> str:
+    return ", ".join(f"{phase} {phases[f'{phase}_cpu_seconds']:.2f}" for phase in PHASES
+                     if f"{phase}_cpu_seconds" in phases)
 
 
 def verify_file(material: str, directory: Path | str, threads: int = 1,

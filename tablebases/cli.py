@@ -77,7 +77,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         for name in args.material:
             Material.parse(name)
         summary = build(args.material, args.tables, threads=args.threads, rebuild=args.rebuild,
-                        log=log, progress=progress)
+                        log=log, progress=progress, verify=args.verify)
     except (MaterialError, BuildError, CorruptTableError, OSError) as error:
         progress.done()
         return fail(args, str(error))
@@ -93,6 +93,8 @@ def cmd_build(args: argparse.Namespace) -> int:
         canonical = str(Material.parse(name).canonical())
         path = table_path(args.tables, canonical)
         state = "built" if canonical in summary else "already present"
+        if canonical in summary and not summary[canonical]["verified"]:
+            state = "built (not re-checked)"
         tables.append({"material": canonical, "state": state, "path": str(path)})
     if args.json:
         emit({"directory": str(args.tables), "tables": tables,
@@ -322,6 +324,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     build_.add_argument("material", nargs="+", metavar="MATERIAL", help="e.g. KRKAABB")
     build_.add_argument("--threads", type=whole_number(1, 1024), default=default_threads())
     build_.add_argument("--rebuild", action="store_true", help="rebuild even if the file exists")
+    build_.add_argument("--no-verify", dest="verify", action="store_false",
+                        help="skip the full re-check of every value (about a third of the "
+                             "time); the table is marked unverified, `tb verify` checks it later")
 
     probe = common(commands.add_parser("probe", help="value of a position and of every move"),
                    cmd_probe)

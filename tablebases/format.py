@@ -30,6 +30,7 @@ import struct
 import sys
 import tempfile
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -152,11 +153,14 @@ class TableWriter:
 
     Compressed blocks go to a scratch file beside the target; :meth:`finish` writes the header
     and the blocks to a temporary name and renames it over the target.  Nothing is left
-    behind if the writer is closed without finishing.
+    behind if the writer is closed without finishing.  With ``threads`` > 1 the blocks are
+    compressed that many at a time (zlib lets go of the GIL while it compresses; the blocks
+    are written in order, so the file is the same).
     """
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, threads: int = 1) -> None:
         self.path = Path(path)
+        self._pool = ThreadPoolExecutor(threads) if threads > 1 else None
         self.path.parent.mkdir(parents=True, exist_ok=True)
         remove_stale_scratch(self.path.parent)
         fd, self._scratch_name = tempfile.mkstemp(prefix=_scratch_prefix(self.path),
@@ -172,8 +176,10 @@ class TableWriter:
         self._checksum = zlib.crc32(raw, self._checksum)
         entries = []
         step = BLOCK_ENTRIES * 2
-        for start in range(0, len(raw), step):
-            packed = zlib.compress(raw[start:start + step], 6)
+        blocks = (raw[start:start + step] for start in range(0, len(raw), step))
+        packed_blocks = map(_compress, blocks) if self._pool is None else \
+            self._pool.map(_compress, blocks)
+        for packed in packed_blocks:
             entries.append([len(packed), zlib.crc32(packed)])
             self._scratch.write(packed)
         self._blocks[name] = entries
@@ -230,12 +236,19 @@ class TableWriter:
             self.close()
 
     def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
         if not self._scratch.closed:
             self._scratch.close()
         try:
             os.unlink(self._scratch_name)
         except FileNotFoundError:
             pass
+
+
+def _compress(block: memoryview) -> bytes:
+    return zlib.compress(block, 6)
 
 
 def write_table(path: Path | str, header: TableHeader,

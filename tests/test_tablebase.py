@@ -20,7 +20,7 @@ from tablebases.build import (
     indexer_for,
     verify_file,
 )
-from tablebases.format import CorruptTableError, TableFile, table_path
+from tablebases.format import CorruptTableError, TableFile, read_header, table_path
 from tablebases.material import Material, MaterialError
 from tablebases.probe import MissingTableError, describe, open_tablebase
 from tablebases.values import ILLEGAL
@@ -652,6 +652,41 @@ def test_an_interrupted_build_resumes_from_its_finished_metrics(tmp_path, monkey
     assert ours.header.counts == theirs.header.counts
     ours.close(), theirs.close()
     assert verify_file("KRKN", resumed) == {"dtm": 0, "chase marks": 0, "dtc": 0, "dtc60": 0}
+
+
+@pytest.mark.slow
+def test_a_verified_build_does_not_resume_from_an_unverified_checkpoint(tmp_path, monkeypatch):
+    """A ``verify=False`` build stopped after DTM leaves a checkpoint marked unverified (and
+    its sub-tables marked so); the verified build that follows builds (and re-checks) DTM
+    again instead of taking it, rebuilds the sub-tables, and no table is marked unverified."""
+    import tablebases.build as build_module
+
+    monkeypatch.setattr(build_module, "CHECKPOINT_SIZE", 1)
+    real = build_module._build_metric
+    calls = []
+
+    def stop_in_dtc(material, indexer, directory, metric, *args):
+        calls.append((str(material), metric))
+        if (str(material), metric) == ("KRKN", "dtc") and not args[-1]:
+            raise KeyboardInterrupt         # the unverified build, killed in DTC
+        return real(material, indexer, directory, metric, *args)
+
+    monkeypatch.setattr(build_module, "_build_metric", stop_in_dtc)
+    with pytest.raises(KeyboardInterrupt):
+        build(["KRKN"], tmp_path, log=lambda line: None, verify=False)
+    assert build_module.checkpoint_path(tmp_path, "KRKN", "dtm").exists()
+    assert read_header(table_path(tmp_path, "KRK")).extra["unverified"] is True
+    lines = []
+    calls.clear()
+    summary = build(["KRKN"], tmp_path, log=lines.append)
+    assert ("KRKN", "dtm") in calls and ("KRKN", "dtc") in calls
+    assert any("KRKN dtm: the checkpoint was not re-checked" in line for line in lines)
+    assert any("KRKN dtm:" in line and "re-check" in line for line in lines)
+    assert summary["KRKN"]["verified"] and "unverified" not in summary["KRKN"]
+    for name in ("KRKN", "KRK", "KNK", "KK"):
+        assert "unverified" not in read_header(table_path(tmp_path, name)).extra, name
+    assert any(line.startswith("KRK: ") and "built without the re-check" in line
+               for line in lines)
 
 
 def test_recheck_reports_each_altered_code(table_dir):

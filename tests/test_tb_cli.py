@@ -102,3 +102,28 @@ def test_list(tables, capsys):
     assert status == 0 and {"KRKAA", "KNKA", "KRK", "KK"} <= set(names)
     assert any(line.startswith("KRKAA") and "longest win 19 plies" in line
                for line in out.splitlines())
+
+
+def test_build_without_the_recheck_gives_the_same_values_and_says_so(tables, tmp_path, capsys):
+    """``--no-verify`` skips the re-check only: the arrays equal a verified build's, the header
+    says ``unverified`` (a verified build's does not), and ``tb verify`` finds nothing."""
+    from tablebases.format import TableFile
+
+    for name in ("KK", "KAK", "KAAK", "KRK", "KRKA"):
+        shutil.copy(table_path(tables, name), tmp_path)
+    status, out, err = run(capsys, "tb", "build", "KRKAA", "--dir", str(tmp_path), "--no-verify",
+                           "--threads", "1")
+    assert status == 0 and out.strip().startswith("KRKAA: built (not re-checked)")
+    assert "KRKAA dtm:" in err and "not re-checked" in err and "re-check 0" not in err
+    fast, checked = TableFile(table_path(tmp_path, "KRKAA")), TableFile(table_path(tables, "KRKAA"))
+    try:
+        assert fast.header.extra["unverified"] is True and "unverified" not in checked.header.extra
+        assert set(fast.header.blocks) == set(checked.header.blocks)
+        for array in checked.header.blocks:
+            assert fast.load_array(array) == checked.load_array(array), array
+        assert fast.header.counts == checked.header.counts
+    finally:
+        fast.close(), checked.close()
+    status, out, err = run(capsys, "tb", "verify", "KRKAA", "--dir", str(tmp_path))
+    assert status == 0 and out.split() == ["dtm:", "OK", "chase", "marks:", "OK", "dtc:", "OK",
+                                           "dtc60:", "OK"]

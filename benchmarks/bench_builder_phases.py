@@ -1,0 +1,113 @@
+"""One table's build by phase: CPU and wall seconds of each phase, and the whole process's
+CPU seconds, wall time and peak memory as /usr/bin/time -v gives them.
+
+Usage:
+    python benchmarks/bench_builder_phases.py KRNKAABB --dir DIR [--threads 2] [--no-verify]
+        [--reference REFDIR]
+
+The sub-tables are built first into DIR where missing (not timed); the table itself is then
+rebuilt by ``xqstudio tb build`` in a process of its own under ``/usr/bin/time -v``.  The
+phases come from the build-info side file the build writes (``<table>.xqtb.build.json``):
+per metric the first sweep (every position from its captures), the un-move passes
+(predecessors of each pass's frontier), the candidate checks, the end-of-pass settling, the
+perpetual-check search, the full re-check; then the chase marks, the compression of the
+arrays and the final file.  With ``--reference``, the table's arrays are compared with the
+same table in REFDIR (built by another version of the builder): every value must be equal.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from tablebases.build import METRICS, PHASES, build
+from tablebases.format import build_info_path, read_header, table_path
+from tablebases.material import Material
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from compare_tables import table_differences  # noqa: E402
+
+
+def timed_build(material: str, directory: Path, threads: int, verify: bool) -> dict[str, float]:
+    """Rebuild ``material`` under /usr/bin/time -v: CPU seconds, wall seconds, peak MiB."""
+    xqstudio = Path(sys.executable).parent / "xqstudio"
+    command = ["/usr/bin/time", "-v", str(xqstudio), "tb", "build", material, "--tables",
+               str(directory), "--threads", str(threads), "--rebuild"]
+    if not verify:
+        command.append("--no-verify")
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    report = done.stderr
+
+    def field(label: str) -> str:
+        found = re.search(rf"{re.escape(label)}: (.+)", report)
+        if found is None:
+            raise RuntimeError(f"/usr/bin/time gave no {label!r}")
+        return found.group(1).strip()
+
+    wall = 0.0
+    for part in field("Elapsed (wall clock) time (h:mm:ss or m:ss)").split(":"):
+        wall = wall * 60 + float(part)
+    return {"cpu": float(field("User time (seconds)")) + float(field("System time (seconds)")),
+            "wall": wall, "peak_mib": int(field("Maximum resident set size (kbytes)")) / 1024}
+
+
+def phase_rows(timings: dict) -> list[tuple[str, float, float]]:
+    """(phase, CPU seconds, wall seconds) in build order, from a build-info file."""
+    rows = []
+    for metric in METRICS:
+        if timings.get(f"{metric}_passes", 0) == 0 and f"{metric}_first_sweep_seconds" \
+                not in timings:
+            continue                    # DTC60 equal to DTC: not built
+        for phase in PHASES:
+            wall = timings.get(f"{metric}_{phase}_seconds")
+            if wall is None:
+                continue
+            rows.append((f"{metric} {phase.replace('_', ' ')}",
+                         timings.get(f"{metric}_{phase}_cpu_seconds", 0.0), wall))
+    for name, label in (("chase_marks", "chase marks"), ("write", "compression (zlib)")):
+        if f"{name}_seconds" in timings:
+            rows.append((label, timings.get(f"{name}_cpu_seconds", 0.0),
+                         timings[f"{name}_seconds"]))
+    rows.append(("file (header, blocks, rename)", timings.get("finish_seconds", 0.0),
+                 timings.get("finish_seconds", 0.0)))
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("material")
+    parser.add_argument("--dir", type=Path, required=True)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--no-verify", dest="verify", action="store_false")
+    parser.add_argument("--reference", type=Path, default=None)
+    args = parser.parse_args(argv)
+    material = Material.parse(args.material).canonical()
+    name = str(material)
+    for sub in material.build_order()[:-1]:
+        build(str(sub), args.dir, threads=args.threads, log=lambda line: None)
+    whole = timed_build(name, args.dir, args.threads, args.verify)
+    # The timings are in the side file, the pass counts in the header.
+    timings = {**read_header(table_path(args.dir, name)).extra,
+               **json.loads(build_info_path(table_path(args.dir, name)).read_text())}
+    print(f"{name}: {args.threads} threads, {'verified' if args.verify else 'not re-checked'}")
+    print(f"{'phase':<32} {'CPU s':>9} {'wall s':>9}")
+    for label, cpu, wall in phase_rows(timings):
+        print(f"{label:<32} {cpu:>9.2f} {wall:>9.2f}")
+    passes = ", ".join(f"{m} {timings[f'{m}_passes']}" for m in METRICS
+                       if timings.get(f"{m}_passes"))
+    print(f"passes: {passes}; perpetual-check rounds: {timings.get('perpetual_check_rounds', 0)}")
+    print(f"whole process: {whole['cpu']:.1f} CPU s, {whole['wall']:.1f} s wall, "
+          f"peak {whole['peak_mib']:.0f} MiB")
+    if args.reference is not None:
+        problems = table_differences(table_path(args.reference, name), table_path(args.dir, name))
+        print(f"against {args.reference}: " + ("; ".join(problems) if problems
+                                                else "every array identical"))
+        return 1 if problems else 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
