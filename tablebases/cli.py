@@ -83,11 +83,23 @@ def cmd_build(args: argparse.Namespace) -> int:
         return fail(args, str(error))
     except KeyboardInterrupt:
         progress.done()
-        _report_interrupted_build(args)
-        if args.json:
-            emit({"error": "interrupted", "interrupted": True})
-        return 130
+        return _interrupted(args)
     progress.done()
+    try:
+        return _report_built(args, summary)
+    except KeyboardInterrupt:         # Ctrl-C just after the last table was written
+        return _interrupted(args)
+
+
+def _interrupted(args: argparse.Namespace) -> int:
+    _report_interrupted_build(args)
+    if args.json:
+        emit({"error": "interrupted", "interrupted": True})
+    return 130
+
+
+def _report_built(args: argparse.Namespace, summary: dict) -> int:
+    """What the build did to each table asked for."""
     tables = []
     for name in args.material:
         canonical = str(Material.parse(name).canonical())
