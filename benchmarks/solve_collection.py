@@ -32,9 +32,10 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from puzzles.catalogue import replay_fault
 from solver import Limits, solve
 from tablebases import open_tablebase
-from xiangqi import Board
+from xiangqi import Board, Move
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "puzzles" / "data" / "shiqingyaqu551.fen"
@@ -128,24 +129,19 @@ def summary(rows: list[dict], elapsed: float) -> list[str]:
 
 
 def line_fault(row: dict, fen: str) -> str | None:
-    """What is wrong with a proved row's main line, or None: it must replay legally, check on
-    every Red move of a continuous-check problem, end in mate, and take the stated number of
-    moves (at most that many for "mate within N": its defence is not proven the longest)."""
-    board = Board(fen)
-    line = row["main_line"].split()
-    for ply, text in enumerate(line):
-        try:
-            move = board.parse_iccs(text)
-        except ValueError as error:
-            return f"ply {ply + 1} ({text}): {error}"
-        if ply % 2 == 0 and row["stipulation"] == "checks" and not board.gives_check(move):
-            return f"ply {ply + 1} ({text}) is not a check"
-        board.push(move)
-    if board.has_legal_move() or len(line) % 2 == 0:
-        return f"the line of {len(line)} plies does not end in mate"
+    """What is wrong with a proved row's main line, or None: it must replay to mate (checking
+    on every Red move of a continuous-check problem) in the stated number of moves (at most
+    that many for "mate within N": its defence is not proven the longest)."""
+    try:
+        moves = [Move.from_iccs(text) for text in row["main_line"].split()]
+    except ValueError as error:
+        return str(error)
+    fault = replay_fault(Board(fen), moves, row["stipulation"] == "checks")
+    if fault is not None:
+        return fault
     stated = 2 * int(row["moves"]) - 1
-    if len(line) > stated or (row["verdict"] == "mate" and len(line) != stated):
-        return f"the line takes {len(line)} plies, the verdict {stated}"
+    if len(moves) > stated or (row["verdict"] == "mate" and len(moves) != stated):
+        return f"the line takes {len(moves)} plies, the verdict {stated}"
     return None
 
 

@@ -154,6 +154,30 @@ def load_great_four(data_dir: Path = DATA_DIR) -> list[dict]:
 
 # -- checking examples ------------------------------------------------------------------------
 
+def replay_fault(board: Board, moves: list[Move], checks: bool,
+                 name: str = "line") -> str | None:
+    """What is wrong with the mating ``name`` (a line, a solution) from ``board``, or None:
+    every move legal, every attacker move a check when ``checks`` (a continuous-check
+    problem), and the last move mates (the defender to move without a legal move).
+
+    >>> board = Board("3k5/9/9/9/9/9/9/9/9/R3K4 w - - 0 1")
+    >>> replay_fault(board, [Move.from_iccs("a0a1")], checks=True)
+    'line move 1 (a0a1) is not a check'
+    >>> replay_fault(board, [Move.from_iccs("a0a9")], checks=True)
+    'the line does not end in mate'
+    """
+    replay = board.copy()
+    for ply, move in enumerate(moves):
+        if not replay.is_legal(move):
+            return f"{name} move {ply + 1} ({move.iccs()}) is illegal"
+        if checks and ply % 2 == 0 and not replay.gives_check(move):
+            return f"{name} move {ply + 1} ({move.iccs()}) is not a check"
+        replay.push_unchecked(move)
+    if replay.has_legal_move() or replay.turn == board.turn:
+        return f"the {name} does not end in mate"
+    return None
+
+
 def check_example(row: dict, run_solver: bool,
                   seconds: float = 20.0) -> tuple[list[Move], str | None]:
     """Replay an example's solution; with ``run_solver`` also prove its forced length.
@@ -168,15 +192,9 @@ def check_example(row: dict, run_solver: bool,
         moves = [Move.from_iccs(text) for text in row["solution_iccs"].split()]
     except ValueError as error:
         return [], f"{where}: {error}"
-    replay = board.copy()
-    for ply, move in enumerate(moves):
-        if not replay.is_legal(move):
-            return [], f"{where}: solution move {ply + 1} ({move.iccs()}) is illegal"
-        if row["stipulation"] == "checks" and ply % 2 == 0 and not replay.gives_check(move):
-            return [], f"{where}: solution move {ply + 1} ({move.iccs()}) is not a check"
-        replay.push_unchecked(move)
-    if replay.has_legal_move() or replay.turn == board.turn:
-        return [], f"{where}: the solution does not end in mate"
+    fault = replay_fault(board, moves, row["stipulation"] == "checks", name="solution")
+    if fault is not None:
+        return [], f"{where}: {fault}"
     stated = int(row["moves"])
     if (len(moves) + 1) // 2 != stated:
         return [], f"{where}: the solution takes {(len(moves) + 1) // 2} moves, stated {stated}"

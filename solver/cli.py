@@ -12,6 +12,8 @@ import argparse
 import signal
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from tablebases.cli import add_tables_option
 from xiangqi.cli import add_json_option, add_notation_option, emit, fail, read_board
@@ -77,6 +79,21 @@ def _limits(args: argparse.Namespace) -> Limits:
                   lambda_orders=0 if args.full_width else args.orders)
 
 
+@contextmanager
+def _interruptible(progress: LiveProgress, tablebase) -> Iterator[None]:
+    """Ctrl-C inside cancels the running search (within 0.1 s: the progress hook is called
+    that often) instead of raising; on the way out the progress line is finished and the
+    tables are closed."""
+    previous = signal.signal(signal.SIGINT, lambda *_: setattr(progress, "cancelled", True))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        progress.finish()
+        if tablebase is not None:
+            tablebase.close()
+
+
 def cmd_solve(args: argparse.Namespace) -> int:
     board = read_board(args.fen, args)
     if board is None:
@@ -85,19 +102,13 @@ def cmd_solve(args: argparse.Namespace) -> int:
     progress.entries = 1 << args.table_bits
     mode = Mode.CHECKS if args.checks else Mode.ANY
     tablebase = _open_tables(args)
-    previous = signal.signal(signal.SIGINT, lambda *_: setattr(progress, "cancelled", True))
     try:
-        solver = Solver(board, mode, _limits(args), tablebase, progress)
-        progress.solver = solver
-        result = solver.run(args.max_moves or DEFAULT_MAX_MOVES[mode])
+        with _interruptible(progress, tablebase):
+            solver = Solver(board, mode, _limits(args), tablebase, progress)
+            progress.solver = solver
+            result = solver.run(args.max_moves or DEFAULT_MAX_MOVES[mode])
     except SolverError as error:
-        progress.finish()
         return fail(args, str(error))
-    finally:
-        signal.signal(signal.SIGINT, previous)
-        progress.finish()
-        if tablebase is not None:
-            tablebase.close()
     # Ctrl-C: what is known is printed, and the status says interrupted (130).
     status = 130 if progress.cancelled else 0 if result.verdict == Verdict.MATE else 1
     line = write_line(board, result.main_line, args.notation)
@@ -154,20 +165,14 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if board is None:
         return 1
     tablebase = _open_tables(args)
-    # Ctrl-C stops the running search (within 0.1 s: the hook is called that often) and the
-    # report says what was established before it.
+    # After Ctrl-C the report says what was established before it.
     progress = LiveProgress(args.json)
-    previous = signal.signal(signal.SIGINT, lambda *_: setattr(progress, "cancelled", True))
     try:
-        report = verify(board, args.stipulation, args.moves, args.line, tablebase=tablebase,
-                        limits=_limits(args), progress=progress)
+        with _interruptible(progress, tablebase):
+            report = verify(board, args.stipulation, args.moves, args.line,
+                            tablebase=tablebase, limits=_limits(args), progress=progress)
     except SolverError as error:
         return fail(args, str(error))
-    finally:
-        signal.signal(signal.SIGINT, previous)
-        progress.finish()
-        if tablebase is not None:
-            tablebase.close()
     status = 130 if progress.cancelled else 0 if _sound(report) else 1
     if progress.cancelled:
         report.unproven.insert(0, "interrupted (Ctrl-C): the report is incomplete")
