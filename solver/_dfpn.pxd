@@ -84,6 +84,7 @@ cdef class Search:
     cdef bint defender_mates_at_once(self) noexcept
     cdef int piece_total(self) noexcept
     cdef int tablebase_code(self)
+    cdef int table_verdict(self, bint or_node, int remaining, int* length)
     cdef bint over_limits(self)
     cdef void evaluate_new(self, bint or_node, int remaining, int order, bint gated,
                            uint32_t* pn, uint32_t* dn, int* length, bint* tainted)

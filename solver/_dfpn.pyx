@@ -37,7 +37,12 @@ says only that this order found nothing: it is never reported as "no mate".
 Repetition: a move that repeats a position of the current line (since the last capture) is
 a failure for the attacker, except that a defender who checked on every move of the cycle
 while the attacker did not is playing one-sided perpetual check (单方面长将), which the rules
-forbid (棋例 26.1): the defender must deviate, so that repetition counts against him.  Such
+forbid (棋例 26.1): the defender must deviate.  His own move into the repetition is then
+not his to play (it counts as a loss for him); a repetition made by the attacker's move
+ends nothing, and the defender's next move round the cycle is refuted in turn, so mate
+lengths count moves to a real mate.  (A table makes a defender who can hold only by
+perpetual check stop checking at once; its distances can be shorter than the game's, and
+a root that a table covers is answered by the table, as a leaf would be.)  Such
 results depend on the line that led here (the graph-history interaction), so results built
 on one are marked ``tainted`` and are reused from the table only under the same history.
 The pass of a threat test is a barrier for these scans, like a capture.
@@ -66,6 +71,12 @@ MAX_ORDER = MAX_LAMBDA_ORDER
 # Intermediate (pn, dn) pairs are stored under the key mixed with the number of attacker
 # moves left and the order, so one position met with different budgets keeps one entry per
 # budget; final proofs and disproofs use the plain key and answer every budget they cover.
+# What a table says of a position (see Search.table_verdict).
+cdef enum:
+    TABLE_NONE = -1
+    TABLE_FAILS = 0
+    TABLE_MATES = 1
+
 DEF MAX_REMAINING = 1024
 # The ``remaining`` of a disproof that holds however many moves are left (the defender mates).
 DEF EVERY_BUDGET = 30000
@@ -542,6 +553,32 @@ cdef class Search:
         codes = bytes([self.state.squares[sq256_of(sq)] for sq in range(90)])
         return self.tablebase_probe(codes, self.state.turn)
 
+    cdef int table_verdict(self, bint or_node, int remaining, int* length):
+        """What a table says of the current position (``or_node``: the attacker to move)
+        with ``remaining`` attacker moves: TABLE_MATES (``length`` set to the moves to mate),
+        TABLE_FAILS (a draw, a defender's win, or a mate beyond the bound), or TABLE_NONE (no
+        table, or a mate that a continuous-check problem must still find by checks)."""
+        cdef int code = self.tablebase_code(), plies, moves_to_mate
+        if code < 0 or code == ILLEGAL:
+            return TABLE_NONE
+        self.tb_leaves += 1
+        if code == 0:
+            return TABLE_FAILS          # a draw
+        plies = code - 1
+        if (plies % 2 == 1) != or_node:
+            return TABLE_FAILS          # the defender wins
+        # The attacker mates in ``moves_to_mate`` moves at best (the tables' distances are
+        # exact): beyond the bound is no mate of any kind; within it a mate, but a
+        # continuous-check problem asks for one by checks only, so it searches on.
+        moves_to_mate = (plies + 1) // 2 if or_node else plies // 2
+        if moves_to_mate > remaining:
+            return TABLE_FAILS
+        if self.checks_only:
+            self.tb_leaves -= 1
+            return TABLE_NONE
+        length[0] = moves_to_mate
+        return TABLE_MATES
+
     cdef bint over_limits(self):
         cdef double now
         if self.stopped:
@@ -568,7 +605,7 @@ cdef class Search:
         """First look at a node just reached (the move already made): terminal values,
         repetition, tablebase, table, or the initial values.  ``gated``: a defender node
         after a quiet move of a λ order, admitted only if it threatens."""
-        cdef int n, code, plies, moves_to_mate
+        cdef int n, verdict
         cdef int replies[MAX_MOVES]
         cdef bint in_check
         cdef Entry* slots = self.bucket(self.state.key)
@@ -580,14 +617,21 @@ cdef class Search:
         in_check = self.note_check()
         if bs_repetitions(&self.state) > 0:
             tainted[0] = True
-            if self.perpetual_check_rule and self.defender_must_deviate():
-                pn[0] = 0; dn[0] = INF
-            elif self.repetition_judge is not None and \
-                    self.judge_repetition() == self.attacker ^ 1:
-                pn[0] = 0; dn[0] = INF      # the defender's perpetual attack is forbidden
+            if (self.perpetual_check_rule and self.defender_must_deviate()) or (
+                    self.repetition_judge is not None and
+                    self.judge_repetition() == self.attacker ^ 1):
+                # The defender's perpetual check (or attack) is forbidden: he must deviate.
+                # Repeated by his own move, that move is not his to play; repeated by the
+                # attacker's, the game goes on with the defender to move, and his move that
+                # would go round the cycle again is refuted one ply down.  Counting the
+                # attacker's repetition as a win would give a mate length shorter than the
+                # tables' (which make the checker deviate).
+                if or_node:
+                    pn[0] = 0; dn[0] = INF
+                    return
             else:
                 pn[0] = INF; dn[0] = 0
-            return
+                return
         n = 1
         if not or_node:
             # A defender in check has few replies, each to be refuted: counting them (cheap
@@ -603,27 +647,13 @@ cdef class Search:
             # Out of moves, or mated by the defender's counter-attack.
             pn[0] = INF; dn[0] = 0
             return
-        code = self.tablebase_code()
-        if code >= 0 and code != ILLEGAL:
-            self.tb_leaves += 1
-            if code == 0:
-                pn[0] = INF; dn[0] = 0  # a draw
-                return
-            plies = code - 1
-            if (plies % 2 == 1) != or_node:     # the defender wins
-                pn[0] = INF; dn[0] = 0
-                return
-            # The attacker mates in ``moves_to_mate`` moves at best (the tables' distances
-            # are exact): beyond the bound is no mate of any kind; within it a mate, but a
-            # continuous-check problem asks for one by checks only, so it searches on.
-            moves_to_mate = (plies + 1) // 2 if or_node else plies // 2
-            if moves_to_mate > remaining:
-                pn[0] = INF; dn[0] = 0
-                return
-            if not self.checks_only:
-                pn[0] = 0; dn[0] = INF; length[0] = moves_to_mate
-                return
-            self.tb_leaves -= 1
+        verdict = self.table_verdict(or_node, remaining, length)
+        if verdict == TABLE_FAILS:
+            pn[0] = INF; dn[0] = 0
+            return
+        if verdict == TABLE_MATES:
+            pn[0] = 0; dn[0] = INF
+            return
         self.lookup(self.state.key, GATE_SALT if gated else 0, remaining, order, pn, dn, tainted)
         if pn[0] == 0:
             length[0] = self.probe(self.state.key, self.state.key).length
@@ -850,7 +880,7 @@ cdef class Search:
     def _run(self, bint or_node, int remaining, int order):
         """Iterate MID at the root until it is solved, a limit stops it, or it stalls."""
         cdef uint32_t pn = 1, dn = 1
-        cdef int length = 0
+        cdef int length = 0, verdict
         cdef bint tainted
         cdef long long before
         if not 1 <= order <= FULL_WIDTH:
@@ -859,6 +889,14 @@ cdef class Search:
         self.threat_depth = 0
         self.order = order
         if or_node and remaining <= 0:
+            return DISPROVEN, None
+        # A root that a table covers is answered by it, as a leaf would be: expanded, a
+        # defender who must stop a perpetual check would get back the checks that the
+        # table's value takes from him.
+        verdict = self.table_verdict(or_node, remaining, &length)
+        if verdict == TABLE_MATES:
+            return PROVEN, length
+        if verdict == TABLE_FAILS:
             return DISPROVEN, None
         while pn != 0 and dn != 0 and not self.stopped:
             before = self.nodes

@@ -264,7 +264,7 @@ class Practice:
         board = self.board
         board.push(move)
         try:
-            for reply in sorted(board.legal_moves, key=Move.iccs):
+            for reply in self.solver.defences(board):
                 left = deadline - time.time()
                 if left <= 0:
                     return None
@@ -286,7 +286,7 @@ class Practice:
         """Play the defender's longest resistance (ties: the first in ICCS order) and return
         it; the attacker is to move again and needs :attr:`remaining` moves."""
         self._require(DEFENDER)
-        move = self._first_move(self.board, sorted(self.board.legal_moves, key=Move.iccs),
+        move = self._first_move(self.board, self.solver.defences(self.board),
                                 self.remaining - 1, DISPROVEN)
         if move is None:
             raise PracticeError("the search hit a limit before it found the longest defence")
@@ -310,8 +310,8 @@ class Practice:
                 move = self._first_move(board, self.solver.attacker_moves(board), remaining - 1,
                                         PROVEN)
             else:
-                move = self._first_move(board, sorted(board.legal_moves, key=Move.iccs),
-                                        remaining - 1, DISPROVEN)
+                move = self._first_move(board, self.solver.defences(board), remaining - 1,
+                                        DISPROVEN)
             if move is None:
                 raise PracticeError("the search hit a limit before the main line was complete")
             line.append(move)

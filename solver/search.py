@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from tablebases import MissingTableError
 from xiangqi import Board, Move
 from xiangqi.rules import adjudicate, ruleset
 
@@ -158,6 +159,7 @@ class Solver:
         if progress is not None:
             self.search.progress = progress
             self.search.progress_every = self.limits.progress_nodes
+        self.tablebase = tablebase
         if tablebase is not None:
             self._attach_tablebase(tablebase)
 
@@ -327,7 +329,7 @@ class Solver:
                 # A fastest mate: a move after which the mate needs ``remaining - 1`` more.
                 chosen = self._mating_move(board, remaining, order)
             else:
-                replies = sorted(board.legal_moves, key=Move.iccs)
+                replies = self.defences(board)
                 if not replies:
                     break
                 chosen, remaining = self._longest_defence(board, replies, remaining, order, exact)
@@ -338,6 +340,20 @@ class Solver:
             if board.turn != self.attacker:
                 remaining -= 1
         return line
+
+    def defences(self, board: Board) -> list[Move]:
+        """The defender's moves at ``board`` in ICCS order, less the perpetual checks that a
+        table covering the position forbids him (its values, which the search used as
+        leaves, are those of the game without them)."""
+        replies = sorted(board.legal_moves, key=Move.iccs)
+        forbidden_moves = getattr(self.tablebase, "forbidden_moves", None)
+        if forbidden_moves is None or self.mode == Mode.CHECKS:
+            return replies
+        try:
+            forbidden = set(forbidden_moves(board))
+        except MissingTableError:
+            return replies
+        return [move for move in replies if move not in forbidden]
 
     def _mating_move(self, board: Board, remaining: int, order: int) -> Move | None:
         """A move after which the attacker mates within ``remaining - 1`` moves."""
@@ -423,7 +439,7 @@ class Solver:
                         return node
                     board.pop()
                 return None
-            for reply in sorted(board.legal_moves, key=Move.iccs):
+            for reply in self.defences(board):
                 board.push_unchecked(reply)
                 status, n = self.shortest(board, remaining)
                 child = build(board, reply, n) if status == PROVEN and n is not None else None

@@ -142,7 +142,7 @@ def verify(board: Board, stipulation: str = Stipulation.WIN, moves: int | None =
 def _single_refutation(solver: Solver, after: Board, remaining: int) -> Move | None:
     """The only defence that escapes (all others lose within ``remaining``), if exactly one."""
     escapes = []
-    for reply in after.legal_moves:
+    for reply in solver.defences(after):
         after.push_unchecked(reply)
         status, _ = solver.value(after, remaining)
         after.pop()
@@ -215,7 +215,7 @@ def _refutation_words(solver: Solver, after: Board, ply: int, left: int, move: M
     with its ply (1 = the key), or, if no defence is shown to escape within the budget, that
     no forced mate was proven."""
     kind = "continuous-check mate" if solver.mode == Mode.CHECKS else "mate"
-    for reply in sorted(after.legal_moves, key=Move.iccs):
+    for reply in solver.defences(after):
         after.push_unchecked(reply)
         status, _ = solver.value(after, left)
         after.pop()

@@ -155,14 +155,19 @@ def cmd_probe(args: argparse.Namespace) -> int:
         emit({"fen": board.fen(), "value": _value_json(value, board.turn),
               "notation": args.notation,
               "moves": [{"move": item.move.iccs(), "written": write(board, item.move),
-                         "value": _value_json(item.value, board.turn)} for item in ranked]})
+                         "value": _value_json(item.value, board.turn),
+                         "forbidden": item.forbidden} for item in ranked]})
         return 0
     print(describe(value, board.turn))
     if value.wdl:
         print(f"distance to conversion (capture or mate): {value.dtc} "
               f"{'ply' if value.dtc == 1 else 'plies'}")
     for item in ranked:
-        print(f"  {write(board, item.move):<10} {describe(item.value, board.turn)}")
+        if item.forbidden:
+            print(f"  {write(board, item.move):<10} forbidden: a perpetual check (长将) "
+                  "the rule takes away here")
+        else:
+            print(f"  {write(board, item.move):<10} {describe(item.value, board.turn)}")
     return 0
 
 

@@ -21,7 +21,7 @@ from xiangqi import Board, Move
 from xiangqi.pieces import COLOR_NAMES
 from xiangqi.rules import NATURAL_LIMIT_PLIES
 
-from .format import SUFFIX, TableFile, TableHeader, table_path
+from .format import SIDES, SUFFIX, TableFile, TableHeader, table_path
 from .material import Material, indexer_for
 from .values import ILLEGAL, decode
 
@@ -61,6 +61,7 @@ class TableValue:
 class RankedMove:
     move: Move
     value: TableValue   # for the side that plays the move
+    forbidden: bool = False     # a perpetual check the rule takes away (see forbidden_moves)
 
 
 def describe(value: TableValue, side_to_move: int) -> str:
@@ -133,7 +134,8 @@ class Tablebase:
     def header(self, material: str) -> TableHeader:
         return self._table(Material.parse(material).canonical()).header
 
-    def probe(self, board: Board) -> TableValue:
+    def _locate(self, board: Board) -> tuple[_Table, int, int]:
+        """The table of ``board``, the side to move as the table stores it, and the index."""
         material = Material.from_board(board)
         canonical = material.canonical()
         table = self._table(canonical)
@@ -141,7 +143,10 @@ class Tablebase:
         index = table.indexer.index_of(board, flip)
         if index < 0:
             raise MissingTableError(f"position does not fit the table of {canonical}")
-        side = board.turn ^ flip
+        return table, board.turn ^ flip, index
+
+    def probe(self, board: Board) -> TableValue:
+        table, side, index = self._locate(board)
         codes = [table.file.code(metric, side, index) for metric in ("dtm", "dtc", "dtc60")]
         if ILLEGAL in codes:
             from .format import CorruptTableError
@@ -155,25 +160,43 @@ class Tablebase:
         budget = NATURAL_LIMIT_PLIES - min(board.halfmove_clock, NATURAL_LIMIT_PLIES)
         if wdl and (dtc60_plies is None or dtc60_plies > budget):
             wdl //= 2       # cursed win / blessed loss
-        colour = ("red", "black")[side]
-        by_rule = table.file.bit(f"rules/checker_{colour}", index)
-        chase = wdl == 0 and table.file.bit(f"rules/chase_{colour}", index)
+        by_rule = table.file.bit(f"rules/checker_{SIDES[side]}", index)
+        chase = wdl == 0 and table.file.bit(f"rules/chase_{SIDES[side]}", index)
         return TableValue(wdl, dtm_plies, dtc_plies, dtc60_plies, by_rule, chase)
+
+    def forbidden_moves(self, board: Board) -> list[Move]:
+        """The legal moves that the perpetual-check rule (长将) takes from the side to move.
+
+        Where a side can keep the draw only by checking on every move, the tables make it
+        stop: its quiet checks into the positions those checks lead to (the rule's victim
+        set) are not its moves there, and it loses.  The values around such a position
+        follow from the moves left; a line that plays a forbidden check goes round the
+        perpetual check for ever (the values after it are those of a fresh position)."""
+        table, side, index = self._locate(board)
+        if not table.file.bit(f"rules/checker_{SIDES[side]}", index):
+            return []
+        forbidden = []
+        for move in board.legal_moves:
+            if board.is_capture(move):
+                continue
+            board.push_unchecked(move)
+            try:
+                if board.is_check():
+                    _, after_side, after_index = self._locate(board)
+                    if table.file.bit(f"rules/victim_{SIDES[after_side]}", after_index):
+                        forbidden.append(move)
+            finally:
+                board.pop()
+        return forbidden
 
     def dtm_code(self, board: Board) -> int:
         """The raw stored DTM code of ``board`` for its side to move (see
         :mod:`tablebases.values`), or -1 if no table covers it."""
-        material = Material.from_board(board)
-        canonical = material.canonical()
         try:
-            table = self._table(canonical)
+            table, side, index = self._locate(board)
         except MissingTableError:
             return -1
-        flip = 0 if canonical == material else 1
-        index = table.indexer.index_of(board, flip)
-        if index < 0:
-            return -1
-        return table.file.code("dtm", board.turn ^ flip, index)
+        return table.file.code("dtm", side, index)
 
     def probe_codes(self, codes: bytes, turn: int) -> int:
         """:meth:`dtm_code` of a placement given as 90 piece codes (the solver's leaf probe)."""
@@ -225,7 +248,9 @@ class Tablebase:
 
     def ranked_moves(self, board: Board) -> list[RankedMove]:
         """Every legal move with its value for the mover: wins fastest first, then draws,
-        then losses with the longest resistance first."""
+        then losses with the longest resistance first; the moves the perpetual-check rule
+        forbids (:meth:`forbidden_moves`) last, whatever the value after them."""
+        forbidden = set(self.forbidden_moves(board))
         ranked = []
         for move in board.legal_moves:
             board.push_unchecked(move)
@@ -239,8 +264,8 @@ class Tablebase:
                 None if after.dtm is None else after.dtm + 1,
                 None if after.dtc is None else (1 if capture else after.dtc + 1),
                 None if after.dtc60 is None else (1 if capture else after.dtc60 + 1))
-            ranked.append(RankedMove(move, value))
-        ranked.sort(key=_rank_key)
+            ranked.append(RankedMove(move, value, move in forbidden))
+        ranked.sort(key=lambda item: (item.forbidden, _rank_key(item)))
         return ranked
 
     def best_line(self, board: Board, max_plies: int = 1000) -> list[Move]:
@@ -261,7 +286,8 @@ class Tablebase:
             value = self.probe(board)
             if value.wdl == 0 or value.dtm == 0:
                 break
-            move = min(self.ranked_moves(board), key=order).move
+            move = min((item for item in self.ranked_moves(board) if not item.forbidden),
+                       key=order).move
             line.append(move)
             if until_capture and board.is_capture(move):
                 break

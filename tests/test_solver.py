@@ -93,9 +93,12 @@ def test_defender_perpetual_check_must_stop():
     # wins; with the rule switched off every repetition is a draw and Red cannot force mate.
     board = Board("4k4/9/9/9/2R6/9/9/9/5K1n1/9 b - - 0 1")
     ruled = Solver(board, "any")
+    # Black checks until a check would repeat a position, then he must deviate: mate in 7.
+    # Red's move back into a repeated position wins nothing by itself (it did, and then the
+    # search said 6).  A table counts 5 (10 plies): its rule makes Black stop checking at once.
     assert ruled.search.value(board, 8, False) == ("proven", 8)
-    assert ruled.search.value(board, 6, False)[0] == "proven"
-    assert ruled.search.value(board, 5, False) == ("disproven", None)
+    assert ruled.search.value(board, 7, False)[0] == "proven"
+    assert ruled.search.value(board, 6, False) == ("disproven", None)
     unruled = Solver(board, "any", Limits(perpetual_check_rule=False))
     assert unruled.search.value(board, 8, False) == ("disproven", None)
     # The rule concerns the defender only: the attacker's own perpetual check stays a draw.
@@ -135,7 +138,7 @@ def test_solution_tree_covers_every_defence():
 @pytest.fixture(scope="module")
 def small_tables(tmp_path_factory):
     directory = tmp_path_factory.mktemp("solver-tables")
-    build(["KRKA", "KNKA"], directory, log=lambda line: None)
+    build(["KRKA", "KNKA", "KRKN"], directory, log=lambda line: None)
     return directory
 
 
@@ -169,6 +172,31 @@ def test_tablebase_leaves(small_tables):
     result = solve(board, mode="any", max_moves=25, tablebase=tablebase)
     assert result.length == (tablebase.probe_dtm(board) + 1) // 2 == 19
     assert not replay(board.fen(), result.main_line).has_legal_move()   # ends in 困毙
+    tablebase.close()
+
+
+def test_the_tables_perpetual_check_rule_at_a_root_and_along_the_line(small_tables):
+    """Black holds K R vs K N only by checking for ever.  The table's rule makes him stop
+    at once (mate in 5, 10 plies); the solver answers such a root from the table, as it
+    would a leaf, and its lines never play the checks the table takes away.  (Without the
+    table Black checks until a check would repeat a position: mate in 7, see
+    test_defender_perpetual_check_must_stop.)"""
+    tablebase = open_tablebase(small_tables)
+    board = Board("4k4/9/9/9/2R6/9/9/9/5K1n1/9 b - - 0 1")
+    assert tablebase.probe(board).must_stop_checking
+    solver = Solver(board, "any", tablebase=tablebase)
+    assert solver.search.value(board, 8, False) == ("proven", 5)
+    assert solver.search.value(board, 4, False) == ("disproven", None)
+    # Red to move; the table's line passes a position where Black must stop checking.
+    board = Board("9/R8/4k4/9/9/9/9/9/1n1K5/9 w")
+    result = solve(board, mode="any", max_moves=10, tablebase=tablebase)
+    assert result.verdict == "mate" and result.exact
+    assert 2 * result.length - 1 == tablebase.probe_dtm(board) == len(result.main_line) == 7
+    walk = board.copy()
+    for move in result.main_line:
+        assert move not in tablebase.forbidden_moves(walk), walk.fen()
+        walk.push(move)
+    assert not walk.has_legal_move()
     tablebase.close()
 
 

@@ -417,6 +417,36 @@ def test_perpetual_check_rule_in_rook_against_horse(table_dir):
     tablebase.close()
 
 
+def test_the_line_of_a_perpetual_checker_obeys_the_rule(table_dir):
+    """Black holds K R vs K N only by checking for ever, so the rule makes him stop: the
+    value (mate in 12 plies) follows from his moves without those checks.  The check 马8进7
+    leads to a position the table values at 13 plies from mate (14 counted from here), but
+    it is not his to play; a line that played it went round the perpetual check for ever
+    (1,000 plies before this was fixed)."""
+    tablebase = open_tablebase(table_dir)
+    board = Board("4k4/9/9/9/9/9/9/1n1K5/9/3R5 b")
+    value = tablebase.probe(board)
+    assert value.must_stop_checking and value.dtm == 12
+    forbidden = tablebase.forbidden_moves(board)
+    check = board.parse_iccs("b2c4")
+    assert check in forbidden
+    assert all(board.gives_check(move) and not board.is_capture(move) for move in forbidden)
+    board.push(check)
+    assert tablebase.probe(board).dtm == 13
+    board.pop()
+    ranked = tablebase.ranked_moves(board)
+    flags = [item.forbidden for item in ranked]
+    assert flags == sorted(flags) and sum(flags) == len(forbidden)    # forbidden ones last
+    assert ranked[0].value.dtm == value.dtm
+    line = tablebase.best_line(board)
+    assert len(line) == value.dtm
+    for move in line:
+        board.push(move)
+    assert board.is_stalemate()             # 困毙: no move, and a loss in Xiangqi
+    assert tablebase.forbidden_moves(Board("9/9/3ak4/9/9/9/9/9/9/N2K5 w")) == []
+    tablebase.close()
+
+
 def test_table_files_get_ordinary_permissions(table_dir):
     import os
     umask = os.umask(0)

@@ -464,11 +464,12 @@ class TablebasePanel(Widget, can_focus=True):
             return
         for item in self.ranked:
             value = item.value
-            style = RESULT_STYLES[value.wdl]
+            style = "dim" if item.forbidden else RESULT_STYLES[value.wdl]
             table.add_row(
                 Text(write_move(self.board, item.move, self.notation)),
-                Text(RESULT_CELLS[value.wdl], style=style),
-                Text(mate_column(value), style=style),
+                # A perpetual check the rule takes away: no value of its own to show.
+                Text("forbidden" if item.forbidden else RESULT_CELLS[value.wdl], style=style),
+                Text("长将" if item.forbidden else mate_column(value), style=style),
                 Text("\u2014" if value.dtc is None else str(value.dtc)),
                 key=item.move.iccs())
 
