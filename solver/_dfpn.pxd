@@ -85,6 +85,7 @@ cdef class Search:
     cdef int piece_total(self) noexcept
     cdef int tablebase_code(self)
     cdef int table_verdict(self, bint or_node, int remaining, int* length)
+    cdef int repetition_verdict(self, bint or_node)
     cdef bint over_limits(self)
     cdef void evaluate_new(self, bint or_node, int remaining, int order, bint gated,
                            uint32_t* pn, uint32_t* dn, int* length, bint* tainted)

@@ -553,6 +553,20 @@ cdef class Search:
         codes = bytes([self.state.squares[sq256_of(sq)] for sq in range(90)])
         return self.tablebase_probe(codes, self.state.turn)
 
+    cdef int repetition_verdict(self, bint or_node):
+        """The current position repeats one of the line: TABLE_MATES if the defender's move
+        made it while his perpetual check (or attack) is forbidden (the move is not his to
+        play: a loss for him, at length 0), TABLE_NONE if the attacker's move made it in such
+        a cycle (the game goes on: the defender must deviate, and his move round the cycle
+        again is refuted one ply down), else TABLE_FAILS (a repetition wins the attacker
+        nothing).  Counting the attacker's repetition as a win would give mate lengths
+        shorter than the game's."""
+        if (self.perpetual_check_rule and self.defender_must_deviate()) or (
+                self.repetition_judge is not None and
+                self.judge_repetition() == self.attacker ^ 1):
+            return TABLE_MATES if or_node else TABLE_NONE
+        return TABLE_FAILS
+
     cdef int table_verdict(self, bint or_node, int remaining, int* length):
         """What a table says of the current position (``or_node``: the attacker to move)
         with ``remaining`` attacker moves: TABLE_MATES (``length`` set to the moves to mate),
@@ -617,19 +631,11 @@ cdef class Search:
         in_check = self.note_check()
         if bs_repetitions(&self.state) > 0:
             tainted[0] = True
-            if (self.perpetual_check_rule and self.defender_must_deviate()) or (
-                    self.repetition_judge is not None and
-                    self.judge_repetition() == self.attacker ^ 1):
-                # The defender's perpetual check (or attack) is forbidden: he must deviate.
-                # Repeated by his own move, that move is not his to play; repeated by the
-                # attacker's, the game goes on with the defender to move, and his move that
-                # would go round the cycle again is refuted one ply down.  Counting the
-                # attacker's repetition as a win would give a mate length shorter than the
-                # tables' (which make the checker deviate).
-                if or_node:
-                    pn[0] = 0; dn[0] = INF
-                    return
-            else:
+            verdict = self.repetition_verdict(or_node)
+            if verdict == TABLE_MATES:
+                pn[0] = 0; dn[0] = INF
+                return
+            if verdict == TABLE_FAILS:
                 pn[0] = INF; dn[0] = 0
                 return
         n = 1
@@ -890,9 +896,16 @@ cdef class Search:
         self.order = order
         if or_node and remaining <= 0:
             return DISPROVEN, None
-        # A root that a table covers is answered by it, as a leaf would be: expanded, a
-        # defender who must stop a perpetual check would get back the checks that the
-        # table's value takes from him.
+        # A root that repeats a position of its line, or that a table covers, is answered
+        # as a leaf would be.
+        if bs_repetitions(&self.state) > 0:
+            verdict = self.repetition_verdict(or_node)
+            if verdict == TABLE_MATES:
+                return PROVEN, 0
+            if verdict == TABLE_FAILS:
+                return DISPROVEN, None
+        # (Expanded, a table-covered root whose defender must stop a perpetual check would
+        # get back the checks that the table's value takes from him.)
         verdict = self.table_verdict(or_node, remaining, &length)
         if verdict == TABLE_MATES:
             return PROVEN, length

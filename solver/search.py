@@ -355,14 +355,26 @@ class Solver:
             return replies
         return [move for move in replies if move not in forbidden]
 
+    @staticmethod
+    def _repeats(board: Board, move: Move) -> bool:
+        board.push_unchecked(move)
+        try:
+            return board.repetition_count() > 0
+        finally:
+            board.pop()
+
     def _mating_move(self, board: Board, remaining: int, order: int) -> Move | None:
         """A move after which the attacker mates within ``remaining - 1`` moves."""
         candidates = self.attacker_moves(board)
+        # A move back into a position of the line wins nothing (only the defender's
+        # perpetual check makes him deviate): tried last, so that a line from a proof that
+        # is not minimal does not go round a cycle and run out of moves.
+        candidates.sort(key=lambda move: self._repeats(board, move))
         if self._follow_stored_proof:
             stored = self.search.proof_move(board, remaining)
             if stored is not None:
                 move = Move(*stored)
-                if move in candidates:
+                if move in candidates and not self._repeats(board, move):
                     candidates.remove(move)
                     candidates.insert(0, move)
         # The proving order first; the other orders (full width last) only if its proof is
