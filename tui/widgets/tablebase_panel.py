@@ -470,7 +470,7 @@ class TablebasePanel(Widget, can_focus=True):
                 # A perpetual check the rule takes away: no value of its own to show.
                 Text("forbidden" if item.forbidden else RESULT_CELLS[value.wdl], style=style),
                 Text("长将" if item.forbidden else mate_column(value), style=style),
-                Text("\u2014" if value.dtc is None else str(value.dtc)),
+                Text("\u2014" if item.forbidden or value.dtc is None else str(value.dtc)),
                 key=item.move.iccs())
 
     # -- the histogram ---------------------------------------------------------------------
