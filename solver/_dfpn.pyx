@@ -42,7 +42,8 @@ not his to play (it counts as a loss for him); a repetition made by the attacker
 ends nothing, and the defender's next move round the cycle is refuted in turn, so mate
 lengths count moves to a real mate.  (A table makes a defender who can hold only by
 perpetual check stop checking at once; its distances can be shorter than the game's, and
-a root that a table covers is answered by the table, as a leaf would be.)  Such
+a root that a table covers is answered by the table, as a leaf would be.)  Where the
+defender must deviate, a disproof found along another line is not used.  Such
 results depend on the line that led here (the graph-history interaction), so results built
 on one are marked ``tainted`` and are reused from the table only under the same history.
 The pass of a threat test is a barrier for these scans, like a capture.
@@ -621,7 +622,7 @@ cdef class Search:
         after a quiet move of a λ order, admitted only if it threatens."""
         cdef int n, verdict
         cdef int replies[MAX_MOVES]
-        cdef bint in_check
+        cdef bint in_check, must_deviate = False
         cdef Entry* slots = self.bucket(self.state.key)
         # The table is read last, after the work below: start loading its bucket now.
         xq_prefetch(slots)
@@ -638,6 +639,7 @@ cdef class Search:
             if verdict == TABLE_FAILS:
                 pn[0] = INF; dn[0] = 0
                 return
+            must_deviate = True
         n = 1
         if not or_node:
             # A defender in check has few replies, each to be refuted: counting them (cheap
@@ -661,6 +663,12 @@ cdef class Search:
             pn[0] = 0; dn[0] = INF
             return
         self.lookup(self.state.key, GATE_SALT if gated else 0, remaining, order, pn, dn, tainted)
+        if must_deviate:
+            # Here the defender may not go round the cycle again, which a disproof found
+            # along another line did not know: only one made under this history counts.
+            if dn[0] == 0 and not tainted[0]:
+                pn[0] = 1; dn[0] = 1
+            tainted[0] = True
         if pn[0] == 0:
             length[0] = self.probe(self.state.key, self.state.key).length
         elif pn[0] == 1 and dn[0] == 1 and not or_node:

@@ -407,6 +407,10 @@ class Solver:
             for reply in replies:
                 board.push_unchecked(reply)
                 status, found = self.value_at(board, remaining, order)
+                if status == DISPROVEN and order != self.full_order:
+                    # The proof of this reply is gone from the table and the order alone
+                    # does not find it again: the other orders, full width last, may.
+                    status, found = self.value(board, remaining)
                 board.pop()
                 if status != PROVEN or found is None:
                     return None, remaining

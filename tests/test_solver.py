@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from solver import Limits, SolverError, solve
+from solver._dfpn import FULL
 from solver.search import Solver
 from tablebases import open_tablebase
 from tablebases.build import build, indexer_for
@@ -103,6 +104,26 @@ def test_defender_perpetual_check_must_stop():
     assert unruled.search.value(board, 8, False) == ("disproven", None)
     # The rule concerns the defender only: the attacker's own perpetual check stays a draw.
     assert solve(Board("3k5/4a4/9/9/9/9/9/9/4A4/R2AK4 w"), "checks", 50).verdict == "no mate"
+
+
+def test_a_disproof_from_another_line_does_not_hide_a_forbidden_perpetual_check():
+    """《适情雅趣》 No. 323 along a line where Black's rook checks the king to and fro (the
+    line of a first proof, which the main-line extraction re-searched).  Red's 帅6退1 (d1d0)
+    goes back to a position of the line, and now Black, who checked on every move of the
+    cycle, must deviate: mate in 2 more.  Reached from its FEN alone the same position
+    allows the check again (no mate in 2), and that disproof, made first, must not answer
+    for the line (it did, and the line stopped short of mate)."""
+    start = Board(shiqingyaqu()[322])
+    board = start.copy()
+    for move in ("g8g9 e7g9 h7c7 e8d9 i7g8 e6f8 d8f8 f1e1 d0e1 i1e1 e0d0 e1e0 d0d1 "
+                 "e0e1").split():
+        board.push(board.parse_iccs(move))
+    back = board.copy()
+    back.push(back.parse_iccs("d1d0"))
+    assert back.repetition_count() == 1
+    solver = Solver(start, "any")
+    assert solver.value_at(Board(back.fen()), 2, FULL) == ("disproven", None)
+    assert solver.value_at(board, 3, FULL) == ("proven", 3)
 
 
 def test_solver_errors():
