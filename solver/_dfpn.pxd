@@ -58,6 +58,7 @@ cdef class Search:
     cdef public object repetition_judge      # callable(codes, turn, moves) -> loser or -1
     cdef public long long judge_calls
     cdef public int order                    # λ order of the running root search
+    cdef public int root_from_table          # the last query's root was answered by a table
     cdef public int tempo_frontier           # λ orders > 1 try every move with this few left
     cdef public long long threat_tests       # threat searches opened (a pass searched)
     cdef public long long threat_nodes_spent # nodes searched after a pass (outermost)

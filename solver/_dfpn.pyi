@@ -38,6 +38,7 @@ class Search:
     repetition_judge: Callable[[bytes, int, list[tuple[int, int]]], int] | None
     judge_calls: int
     order: int                  # λ order of the running root search (FULL: full width)
+    root_from_table: int        # the last query's root was answered by a table
     threat_tests: int           # threat searches entered (a pass searched)
     threat_nodes_spent: int     # nodes searched after a pass (the outermost ones)
     tempo_frontier: int         # λ orders > 1 try every move with this few moves left

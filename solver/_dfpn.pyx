@@ -234,6 +234,7 @@ cdef class Search:
         self.repetition_judge = None
         self.judge_calls = 0
         self.order = FULL_WIDTH
+        self.root_from_table = 0
         self.tempo_frontier = 2
         self.threat_tests = 0
         self.threat_nodes_spent = 0
@@ -915,6 +916,7 @@ cdef class Search:
         # (Expanded, a table-covered root whose defender must stop a perpetual check would
         # get back the checks that the table's value takes from him.)
         verdict = self.table_verdict(or_node, remaining, &length)
+        self.root_from_table = verdict != TABLE_NONE
         if verdict == TABLE_MATES:
             return PROVEN, length
         if verdict == TABLE_FAILS:

@@ -227,7 +227,8 @@ class Solver:
         for bound, order, share in self._schedule(upper):
             status, length = self._sliced(board, bound, order, share)
             if status == PROVEN:
-                found_order = order
+                # A table's answer at the root is the whole game's, whatever the order.
+                found_order = self.full_order if self.search.root_from_table else order
                 break
             if status == UNKNOWN and self.search.stopped:
                 return UNKNOWN, None      # the budget is spent, or the user cancelled
