@@ -238,7 +238,7 @@ def build(materials: str | list[str], directory: Path | str, threads: int = 1,
     """Build the tables of ``materials`` and every sub-table they need into ``directory``.
 
     Existing files are reused unless ``rebuild``.  ``verify`` False skips the full re-check
-    of each metric (about a third of the build's time): the header then says ``unverified``
+    of every metric (about a quarter of the build's time): the header then says ``unverified``
     and ``xqstudio tb verify`` can run the check later; a verified build rebuilds such a
     table when it needs it.  Returns a summary per built material.
     """
@@ -327,29 +327,33 @@ def _load_sub_tables(material: Material, directory: Path,
                    if known is None or f"{m}/red" not in known.arrays]
         if not missing:
             continue
+        indexer = indexer_for(canonical)
         table = TableFile(table_path(directory, str(canonical)))
         try:
-            arrays = {f"{m}/{s}": _load_for_captures(table, m, i) for m in missing
-                      for i, s in enumerate(("red", "black"))}
+            arrays = {f"{m}/{s}": _load_for_captures(table, m, i, indexer.size)
+                      for m in missing for i, s in enumerate(("red", "black"))}
         finally:
             table.close()
         if known is None:
-            loaded[str(canonical)] = _Loaded(canonical, indexer_for(canonical), arrays)
+            loaded[str(canonical)] = _Loaded(canonical, indexer, arrays)
         else:
             known.arrays = {**known.arrays, **arrays}
     return loaded
 
 
-def _load_for_captures(table: TableFile, metric: str, side: int) -> array.array | memoryview:
+def _load_for_captures(table: TableFile, metric: str, side: int,
+                       entries: int) -> array.array | memoryview:
     """A sub-table's codes of ``metric`` as the builder reads them after a capture: DTM's in
     full; for the metrics whose count ends at the capture (DTC, DTC60) only the outcome, two
     bits per entry (``pack_outcomes``: all those metrics read of a sub-table's code, an
-    eighth of its memory)."""
+    eighth of its memory), for at least the ``entries`` of its index (a file of another
+    size, a damaged one, then fails the re-check instead of the loading)."""
     resets, limit = METRIC_RULES[metric]
     if not resets:
         return table.load_codes(metric, side)
     name = f"{metric}/{SIDES[side]}"
-    packed = _zeroed_bitmaps(2 * table.header.lengths.get(name, table.header.size), 1)[0]
+    packed = _zeroed_bitmaps(2 * max(entries, table.header.lengths.get(name, table.header.size)),
+                             1)[0]
     for start, block in table.blocks(name):
         pack_outcomes(block, packed, start, limit)
     return packed
