@@ -10,9 +10,11 @@ rebuilt by ``xqstudio tb build`` in a process of its own under ``/usr/bin/time -
 phases come from the build-info side file the build writes (``<table>.xqtb.build.json``):
 per metric the first sweep (every position from its captures), the un-move passes
 (predecessors of each pass's frontier), the candidate checks, the end-of-pass settling, the
-perpetual-check search, the full re-check; then the chase marks, the compression of the
-arrays and the final file.  With ``--reference``, the table's arrays are compared with the
-same table in REFDIR (built by another version of the builder): every value must be equal.
+perpetual-check search; then the chase marks, the full re-check (every metric at once), the
+compression of the arrays and the final file.  The peak memory is also given as a ratio to
+the table's value arrays (the codes of its distinct metrics, both sides).  With
+``--reference``, the table's arrays are compared with the same table in REFDIR (built by
+another version of the builder): every value must be equal.
 """
 from __future__ import annotations
 
@@ -67,7 +69,9 @@ def phase_rows(timings: dict) -> list[tuple[str, float, float]]:
                 continue
             rows.append((f"{metric} {phase.replace('_', ' ')}",
                          timings.get(f"{metric}_{phase}_cpu_seconds", 0.0), wall))
-    for name, label in (("chase_marks", "chase marks"), ("write", "compression (zlib)")):
+    for name, label in (("chase_marks", "chase marks"),
+                        ("recheck", "re-check (every metric at once)"),
+                        ("write", "compression (zlib)")):
         if f"{name}_seconds" in timings:
             rows.append((label, timings.get(f"{name}_cpu_seconds", 0.0),
                          timings[f"{name}_seconds"]))
@@ -99,8 +103,11 @@ def main(argv: list[str] | None = None) -> int:
     passes = ", ".join(f"{m} {timings[f'{m}_passes']}" for m in METRICS
                        if timings.get(f"{m}_passes"))
     print(f"passes: {passes}; perpetual-check rounds: {timings.get('perpetual_check_rounds', 0)}")
+    distinct = 2 if timings.get("dtc60_is_dtc") else 3
+    arrays_mib = distinct * 2 * 2 * read_header(table_path(args.dir, name)).size / 2**20
     print(f"whole process: {whole['cpu']:.1f} CPU s, {whole['wall']:.1f} s wall, "
-          f"peak {whole['peak_mib']:.0f} MiB")
+          f"peak {whole['peak_mib']:.0f} MiB ({whole['peak_mib'] / arrays_mib:.2f}x the "
+          f"{arrays_mib:.0f} MiB of its {distinct} distinct metrics' arrays)")
     if args.reference is not None:
         problems = table_differences(table_path(args.reference, name), table_path(args.dir, name))
         print(f"against {args.reference}: " + ("; ".join(problems) if problems

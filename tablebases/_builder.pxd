@@ -11,6 +11,7 @@ cpdef enum StoredCode:
 cdef struct SubTable:
     IndexData* ix
     uint16_t* values[2]
+    uint64_t* outcomes[2]    # or NULL: the codes reduced to 2 bits (see pack_outcomes)
     int flip                 # the sub-table is stored for the colour-flipped material
 
 cdef struct Context:

@@ -45,6 +45,19 @@ def retrograde(
     the wall and CPU seconds of each phase (``first_sweep``, ``unmoves``, ``candidates``,
     ``settle``) as ``<phase>_seconds`` and ``<phase>_cpu_seconds``."""
 
+def recheck_all(
+    indexer: Indexer,
+    metrics: Sequence[tuple[Buffer, Buffer, Sequence[_SubSpec] | Sequence[SubTableSpec], bool,
+                            int]],
+    threads: int = 1,
+    max_report: int = 20,
+    rules: Sequence[Buffer] | None = None,
+) -> tuple[list[int], list[tuple[int, int, int, int, int]]]:
+    """Every metric re-derived at once, each position's successors read once for all:
+    (mismatch count per metric, first mismatches of each metric as (metric number, side to
+    move, index, stored, expected)); ``metrics``: (red, black, subs, capture_resets,
+    capture_limit) each, at most three."""
+
 def recheck(
     indexer: Indexer,
     red_values: Buffer,
@@ -90,3 +103,9 @@ def chase_sensitive_draws(
     threads: int = 1,
 ) -> int:
     """Mark the drawn positions the chase rule could change; returns their number."""
+
+def pack_outcomes(codes: Buffer, packed: Buffer, start: int = 0, capture_limit: int = 0) -> None:
+    """Pack ``codes`` from entry ``start`` (a multiple of 32) into ``packed``, two bits per
+    entry: 0 draw, 1 lost, 2 won (a code's distance kept as its parity), 3 ILLEGAL; with
+    ``capture_limit`` a code beyond it is a draw.  A sub-table in this form serves DTC and
+    DTC60, whose counts end at the capture."""

@@ -162,20 +162,68 @@ DEF BIG = 1 << 30
 DEF HUGE_PAGE = 1 << 21
 
 
+cdef extern from "<sys/mman.h>" nogil:
+    void* mmap(void* addr, size_t length, int prot, int flags, int fd, long offset)
+    int munmap(void* addr, size_t length)
+    int PROT_READ, PROT_WRITE, MAP_PRIVATE, MAP_ANONYMOUS
+    void* MAP_FAILED
+
+DEF BITS_PREFIX = 4096   # one page before a bitmap holds the length of its mapping
+
+
 cdef uint64_t* zeroed_bits(int64_t words) noexcept nogil:
-    """A zeroed bitmap, on huge pages where the kernel allows: it is read and written at
-    random, and huge pages spare most TLB misses.  Large callocs are fresh mappings that no
-    one has touched yet, so the advice takes effect as the pages are first written."""
+    """A zeroed bitmap in a mapping of its own (released with free_bits: unmapped at once,
+    never left in the heap, whatever malloc's mmap threshold has grown to), on huge pages
+    where the kernel allows: it is read and written at random, and huge pages spare most TLB
+    misses; the advice takes effect as the fresh pages are first written."""
     cdef size_t size = words * sizeof(uint64_t)
-    cdef uint64_t* bits = <uint64_t*> calloc(words, sizeof(uint64_t))
+    cdef size_t length = size + BITS_PREFIX
+    cdef char* mapping = <char*> mmap(NULL, length, PROT_READ | PROT_WRITE,
+                                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+    cdef uint64_t* bits
     cdef size_t start, end
-    if bits != NULL and size >= 2 * HUGE_PAGE:
+    if <void*> mapping == MAP_FAILED:
+        return NULL
+    (<size_t*> mapping)[0] = length
+    bits = <uint64_t*> (mapping + BITS_PREFIX)
+    if size >= 2 * HUGE_PAGE:
         start = (<size_t> bits + HUGE_PAGE - 1) & ~(<size_t> HUGE_PAGE - 1)
         end = (<size_t> bits + size) & ~(<size_t> HUGE_PAGE - 1)
         if end > start:
             madvise(<void*> start, end - start, MADV_HUGEPAGE)
     return bits
+
+
+cdef void free_bits(uint64_t* bits) noexcept nogil:
+    """Release a bitmap of zeroed_bits (NULL: nothing)."""
+    cdef char* mapping
+    if bits != NULL:
+        mapping = (<char*> bits) - BITS_PREFIX
+        munmap(mapping, (<size_t*> mapping)[0])
 DEF FORBIDDEN = -1
+
+
+# A sub-table's codes reduced to what a metric whose count ends at the capture (DTC, DTC60)
+# reads of them: draw (0), lost (code 1: plies 0), won (code 2: plies 1) or ILLEGAL, two bits
+# per entry (pack_outcomes); a DTC60 code beyond the natural limit is packed as a draw.
+cdef extern from *:
+    """
+    static const int tb_outcome_codes[4] = {0, 1, 2, 0xFFFF};
+    """
+    const int tb_outcome_codes[4]
+
+
+cdef inline int sub_value(Context* c, SubTable* t, int side, int64_t idx) noexcept nogil:
+    """The code of entry ``idx`` (side ``side`` to move) of sub-table ``t`` as the metric of
+    ``c`` counts it."""
+    cdef int code
+    if t.outcomes[0] != NULL:
+        return tb_outcome_codes[(t.outcomes[side][idx >> 5] >> (2 * (idx & 31))) & 3]
+    code = t.values[side][idx]
+    if c.capture_limit > 0 and code != ILLEGAL and code != 0 \
+            and (code & DISTANCE_MASK) - 1 > c.capture_limit:
+        return 0                        # not convertible within the natural limit: a draw
+    return code
 
 
 cdef inline int sub_code(Context* c, BoardState* s, int captured) noexcept nogil:
@@ -184,15 +232,10 @@ cdef inline int sub_code(Context* c, BoardState* s, int captured) noexcept nogil
     cdef int64_t idx
     if t.ix == NULL:
         return ILLEGAL
-    cdef int code
     idx = ix_encode(t.ix, s, t.flip)
     if idx < 0:
         return ILLEGAL
-    code = t.values[s.turn ^ t.flip][idx]
-    if c.capture_limit > 0 and code != ILLEGAL and code != 0 \
-            and (code & DISTANCE_MASK) - 1 > c.capture_limit:
-        return 0                        # not convertible within the natural limit: a draw
-    return code
+    return sub_value(c, t, s.turn ^ t.flip, idx)
 
 
 cdef inline int64_t moved_index(Context* c, BoardState* s, int64_t base, int move,
@@ -512,6 +555,7 @@ cdef list setup_context(Context* c, Indexer indexer, uint16_t[::1] red_values,
     bitmaps of the perpetual-check rule (see :func:`perpetual_check_sets`)."""
     cdef int color, kind, i
     cdef uint16_t[::1] sub_red, sub_black
+    cdef uint64_t[::1] packed_red, packed_black
     cdef Indexer sub_ix
     keep = []
     c.ix = &indexer.data
@@ -528,12 +572,31 @@ cdef list setup_context(Context* c, Indexer indexer, uint16_t[::1] red_values,
     for color in range(2):
         for kind in range(8):
             c.subs[color][kind].ix = NULL
-    for color, kind, sub_ix, sub_red, sub_black, flip in subs:
-        keep.append((sub_ix, sub_red, sub_black))
+    for color, kind, sub_ix, red, black, flip in subs:
         c.subs[color][kind].ix = &sub_ix.data
-        c.subs[color][kind].values[0] = &sub_red[0]
-        c.subs[color][kind].values[1] = &sub_black[0]
         c.subs[color][kind].flip = flip
+        if memoryview(red).format == "Q":
+            # Outcomes only (pack_outcomes): enough for a metric whose count ends at the
+            # capture, whose limit they were packed with.
+            if not capture_resets:
+                raise ValueError("packed sub-table outcomes need a metric that ends at the "
+                                 "capture")
+            packed_red, packed_black = red, black
+            if packed_red.shape[0] < (sub_ix.data.size + 31) // 32 or \
+                    packed_black.shape[0] < (sub_ix.data.size + 31) // 32:
+                raise ValueError("packed sub-table outcomes too short")
+            keep.append((sub_ix, packed_red, packed_black))
+            c.subs[color][kind].outcomes[0] = &packed_red[0]
+            c.subs[color][kind].outcomes[1] = &packed_black[0]
+            c.subs[color][kind].values[0] = NULL
+            c.subs[color][kind].values[1] = NULL
+        else:
+            sub_red, sub_black = red, black
+            keep.append((sub_ix, sub_red, sub_black))
+            c.subs[color][kind].values[0] = &sub_red[0]
+            c.subs[color][kind].values[1] = &sub_black[0]
+            c.subs[color][kind].outcomes[0] = NULL
+            c.subs[color][kind].outcomes[1] = NULL
     for i in range(2):
         c.checker[i] = NULL
         c.victim[i] = NULL
@@ -628,7 +691,7 @@ def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_va
     bitmaps = zeroed_bits(8 * words)
     states = <BoardState*> malloc(threads * sizeof(BoardState))
     if bitmaps == NULL or states == NULL:
-        free(bitmaps)
+        free_bits(bitmaps)
         free(states)
         raise MemoryError("not enough memory for the build's bitmaps")
     for t in range(2):
@@ -709,71 +772,81 @@ def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_va
         for t in range(threads):
             bs_free(&states[t])
         free(states)
-        free(bitmaps)
+        free_bits(bitmaps)
         stopped = tb_guard_end()
     if stopped:
         raise_interrupted()
     return n
 
 
-cdef int expected_code(Context* c, BoardState* s, int stm, int64_t idx) noexcept nogil:
-    """The code ``idx`` must have, computed from its successors' stored codes alone."""
-    if ix_decode(c.ix, idx, s) < 0:
-        return ILLEGAL
-    return expected_code_decoded(c, s, stm, idx)
+DEF MAX_METRICS = 3
 
 
-cdef int mismatches_at(Context* c, BoardState* s, int64_t idx) noexcept nogil:
-    """How many of ``idx``'s two stored codes differ from their expected codes (one
-    decoding of the board for both sides)."""
-    cdef int stm, bad = 0
-    if ix_decode(c.ix, idx, s) < 0:
-        return (c.values[0][idx] != ILLEGAL) + (c.values[1][idx] != ILLEGAL)
-    for stm in range(2):
-        if expected_code_decoded(c, s, stm, idx) != c.values[stm][idx]:
-            bad += 1
-    return bad
+# The re-check's metrics: one Context each, sharing the index, the rule bitmaps and the
+# sub-tables' indexes (each sub-table of every metric is the same material).
+cdef struct Metrics:
+    int count
+    Context c[MAX_METRICS]
 
 
-cdef int expected_code_decoded(Context* c, BoardState* s, int stm, int64_t idx) noexcept nogil:
-    """expected_code() on the board of ``idx`` already set up on ``s`` (left as found, but
-    for the side to move).
+cdef void expected_codes(Metrics* m, BoardState* s, int stm, int64_t idx,
+                         int* expected) noexcept nogil:
+    """The code ``idx`` must have by each metric (``expected[k]``), computed from its
+    successors' stored codes alone, on the board of ``idx`` already set up on ``s`` (left as
+    found, but for the side to move).  The moves, their legality and their successors'
+    indexes are worked out once for all the metrics; each metric then reads its own codes.
 
     Pseudo-legal moves, each played only where the answer needs the board: a capture (its
     legality tested as it is played, and the sub-table encoded from the board), a move of
     Red's defender group (indexed by the full encode: the re-check does not share the
-    builder's incremental path for that group), a quiet move landing on an ILLEGAL entry
-    (legal: the table is corrupt; illegal: not a move) or on a perpetual-check victim.  A
-    quiet move landing on a legal entry is taken as legal without the test: an illegal
-    move reaches a position whose mover's king is attacked, which a sound table stores as
-    ILLEGAL, and an entry that is not is itself reported when the re-check reaches it (its
-    expected code is ILLEGAL), so the table fails either way."""
+    builder's incremental path for that group), a quiet move landing on an ILLEGAL entry of
+    some metric (legal: that metric's table is corrupt; illegal: not a move) or on a
+    perpetual-check victim.  A quiet move landing on a legal entry is taken as legal without
+    the test: an illegal move reaches a position whose mover's king is attacked, which a
+    sound table stores as ILLEGAL, and an entry that is not is itself reported when the
+    re-check reaches it (its expected code is ILLEGAL), so the table fails either way."""
     cdef int moves[MAX_MOVES]
     cdef int64_t sidxs[MAX_MOVES]
-    cdef int count, i, captured, code, plies, d, piece
-    cdef int best_win = BIG, longest_loss = -1, allowed = 0
-    cdef bint draw = False, restricted, not_a_move, forbidden_check
+    cdef int count, i, k, captured, code, plies, d, piece, tested
+    cdef int best_win[MAX_METRICS]
+    cdef int longest_loss[MAX_METRICS]
+    cdef int allowed[MAX_METRICS]
+    cdef bint draw[MAX_METRICS]
+    cdef bint corrupt[MAX_METRICS]
+    cdef int codes[MAX_METRICS]
+    cdef bint restricted, attacked, forbidden_check, victim
     cdef int64_t sidx
+    cdef Context* c0 = &m.c[0]
+    cdef SubTable* t
     s.turn = stm
     if bs_king_attacked(s, stm ^ 1):
-        return ILLEGAL
+        for k in range(m.count):
+            expected[k] = ILLEGAL
+        return
+    for k in range(m.count):
+        best_win[k] = BIG
+        longest_loss[k] = -1
+        allowed[k] = 0
+        draw[k] = False
+        corrupt[k] = False
     count = bs_pseudo_moves(s, moves)
-    restricted = must_stop_checking(c, stm, idx)
+    restricted = must_stop_checking(c0, stm, idx)
     # The quiet moves' indexes first, their codes prefetched so that the cache misses of a
     # large table overlap (every successor is read: nothing is computed in vain).
     for i in range(count):
         if s.squares[xq_move_to(moves[i])] != EMPTY:
             continue
         piece = s.squares[xq_move_from(moves[i])]
-        sidx = ix_encode_quiet(c.ix, idx, (piece >> 3) & 1, piece & 7,
+        sidx = ix_encode_quiet(c0.ix, idx, (piece >> 3) & 1, piece & 7,
                                sq90_of(xq_move_from(moves[i])),
                                sq90_of(xq_move_to(moves[i])), False)
         if sidx == -2:
             bs_make(s, moves[i])
-            sidx = ix_encode(c.ix, s, 0)
+            sidx = ix_encode(c0.ix, s, 0)
             bs_unmake(s)
         if sidx >= 0:
-            __builtin_prefetch(&c.values[stm ^ 1][sidx])
+            for k in range(m.count):
+                __builtin_prefetch(&m.c[k].values[stm ^ 1][sidx])
         sidxs[i] = sidx
     for i in range(count):
         captured = s.squares[xq_move_to(moves[i])]
@@ -782,56 +855,130 @@ cdef int expected_code_decoded(Context* c, BoardState* s, int stm, int64_t idx) 
             if bs_king_attacked(s, stm):
                 bs_unmake(s)
                 continue                # not a legal move
-            code = sub_code(c, s, captured)
+            t = &c0.subs[(captured >> 3) & 1][captured & 7]
+            sidx = ix_encode(t.ix, s, t.flip) if t.ix != NULL else -1
+            for k in range(m.count):
+                t = &m.c[k].subs[(captured >> 3) & 1][captured & 7]
+                if sidx < 0 or t.ix == NULL:
+                    codes[k] = ILLEGAL
+                else:
+                    codes[k] = sub_value(&m.c[k], t, s.turn ^ t.flip, sidx)
             bs_unmake(s)
         else:
             sidx = sidxs[i]
-            code = c.values[stm ^ 1][sidx] if sidx >= 0 else ILLEGAL
-            if code == ILLEGAL or (restricted and sidx >= 0 and tb_bit(c.victim[stm ^ 1], sidx)):
+            victim = restricted and sidx >= 0 and tb_bit(c0.victim[stm ^ 1], sidx)
+            tested = victim
+            for k in range(m.count):
+                codes[k] = m.c[k].values[stm ^ 1][sidx] if sidx >= 0 else ILLEGAL
+                if codes[k] == ILLEGAL:
+                    tested = True
+            if tested:
+                # The board is needed: is the move legal, is it a forbidden check?  (The
+                # same answer for every metric; a metric's ILLEGAL entry is then either not
+                # a move or its corruption.)
                 bs_make(s, moves[i])
-                not_a_move = code == ILLEGAL and bs_king_attacked(s, stm)
-                forbidden_check = not not_a_move and restricted and forbidden(c, s, stm, sidx)
+                attacked = bs_king_attacked(s, stm)
+                forbidden_check = victim and forbidden(c0, s, stm, sidx)
                 bs_unmake(s)
-                if not_a_move or forbidden_check:
-                    continue
-        allowed += 1
-        if code == ILLEGAL:
-            return -2                   # a legal move reached an illegal entry: corrupt
-        if code == 0:
-            draw = True
-            continue
-        plies = (code & DISTANCE_MASK) - 1
-        d = conversion_distance(c, plies) if captured != EMPTY else plies
-        if plies % 2 == 0:
-            if d + 1 < best_win:
-                best_win = d + 1
-        elif d + 1 > longest_loss:
-            longest_loss = d + 1
-    if best_win < BIG:
-        return best_win + 1
-    if draw:
-        return 0
-    if allowed == 0:
-        return 1                        # mated, stalemated or only forbidden perpetual checks
-    return longest_loss + 1
+                for k in range(m.count):
+                    if forbidden_check or (codes[k] == ILLEGAL and attacked):
+                        codes[k] = FORBIDDEN    # not a move (for this metric)
+        for k in range(m.count):
+            code = codes[k]
+            if code == FORBIDDEN or corrupt[k]:
+                continue
+            allowed[k] += 1
+            if code == ILLEGAL:
+                corrupt[k] = True       # a legal move reached an illegal entry
+                continue
+            if code == 0:
+                draw[k] = True
+                continue
+            plies = (code & DISTANCE_MASK) - 1
+            d = conversion_distance(&m.c[k], plies) if captured != EMPTY else plies
+            if plies % 2 == 0:
+                if d + 1 < best_win[k]:
+                    best_win[k] = d + 1
+            elif d + 1 > longest_loss[k]:
+                longest_loss[k] = d + 1
+    for k in range(m.count):
+        if corrupt[k]:
+            expected[k] = -2
+        elif best_win[k] < BIG:
+            expected[k] = best_win[k] + 1
+        elif draw[k]:
+            expected[k] = 0
+        elif allowed[k] == 0:
+            expected[k] = 1             # mated, stalemated or only forbidden perpetual checks
+        else:
+            expected[k] = longest_loss[k] + 1
 
 
-def recheck(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_values, list subs,
-            bint capture_resets=False, int capture_limit=0, int threads=1, int max_report=20,
-            rules=None):
-    """Re-derive every code from its successors; returns (mismatch count, first mismatches).
+cdef void expected_at(Metrics* m, BoardState* s, int64_t idx, int* expected) noexcept nogil:
+    """Every metric's expected code of ``idx`` for both sides (``expected[2 * k + side]``),
+    on one decoding of the board."""
+    cdef int k, stm
+    cdef int one[MAX_METRICS]
+    if ix_decode(m.c[0].ix, idx, s) < 0:
+        for k in range(2 * m.count):
+            expected[k] = ILLEGAL
+        return
+    for stm in range(2):
+        expected_codes(m, s, stm, idx, one)
+        for k in range(m.count):
+            expected[2 * k + stm] = one[k]
 
-    Each mismatch is (side to move, index, stored code, expected code).
+
+cdef void count_mismatches(Metrics* m, BoardState* s, int64_t idx, int64_t* bad) noexcept nogil:
+    """Add to ``bad[k]`` how many of ``idx``'s two codes by metric k differ from their
+    expected codes."""
+    cdef int k, side
+    cdef int expected[2 * MAX_METRICS]
+    expected_at(m, s, idx, expected)
+    for k in range(m.count):
+        for side in range(2):
+            if expected[2 * k + side] != m.c[k].values[side][idx]:
+                bad[k] += 1
+
+
+DEF PAD = 8         # per-thread counters a cache line apart
+
+
+def recheck_all(Indexer indexer, list metrics, int threads=1, int max_report=20, rules=None):
+    """Re-derive every code of every metric from its successors, reading each position's
+    successors once for all the metrics; returns (mismatch count per metric, first
+    mismatches).
+
+    ``metrics``: one (red values, black values, subs, capture_resets, capture_limit) per
+    metric (at most three), the subs of every metric listing the same sub-tables in the same
+    order.  Each mismatch is (metric number, side to move, index, stored code, expected
+    code), in index order, at most ``max_report`` per metric.
     """
-    cdef Context c
-    cdef int64_t size = indexer.data.size, idx, bad = 0
-    cdef int stm, t, color, kind, expected
+    cdef Metrics m
+    cdef int64_t size = indexer.data.size, idx
+    cdef int k, t, side
+    cdef int expected[2 * MAX_METRICS]
     cdef bint stopped = False
     cdef BoardState* states
-    keep = setup_context(&c, indexer, red_values, black_values, subs, capture_resets,
-                         capture_limit, rules)
+    cdef int64_t* counts
+    if not 1 <= len(metrics) <= MAX_METRICS:
+        raise ValueError(f"one to {MAX_METRICS} metrics, not {len(metrics)}")
+    keep = []
+    m.count = len(metrics)
+    for k, (red, black, subs, resets, limit) in enumerate(metrics):
+        if len(red) != size or len(black) != size:
+            raise ValueError("code arrays do not match the index size")
+        keep.append(setup_context(&m.c[k], indexer, red, black, subs, resets, limit, rules))
+        if k > 0 and [tuple(spec[:2]) + (spec[5],) for spec in subs] != \
+                [tuple(spec[:2]) + (spec[5],) for spec in metrics[0][2]]:
+            raise ValueError("every metric must list the same sub-tables")
+    for k in range(m.count):
+        m.c[k].threads = threads
     states = <BoardState*> malloc(threads * sizeof(BoardState))
-    if states == NULL:
+    counts = <int64_t*> calloc(threads * PAD, sizeof(int64_t))
+    if states == NULL or counts == NULL:
+        free(states)
+        free(counts)
         raise MemoryError()
     for t in range(threads):
         bs_init(&states[t])
@@ -842,23 +989,67 @@ def recheck(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_value
                           chunksize=1024):
             if tb_stopping():
                 continue
-            bad += mismatches_at(&c, &states[threadid()], idx)
-        for stm in range(2):
-            if bad and len(mismatches) < max_report and not tb_stopping():
-                for idx in range(size):
-                    expected = expected_code(&c, &states[0], stm, idx)
-                    if expected != c.values[stm][idx]:
-                        mismatches.append((stm, idx, c.values[stm][idx], expected))
-                        if len(mismatches) >= max_report:
-                            break
+            count_mismatches(&m, &states[threadid()], idx, &counts[threadid() * PAD])
+        bad = [sum(counts[t * PAD + k] for t in range(threads)) for k in range(m.count)]
+        # The first mismatches of each metric, on one thread (a failing table only).
+        wanted = [min(count, max_report) for count in bad]
+        reported = [0] * m.count
+        if any(wanted) and not tb_stopping():
+            for idx in range(size):
+                expected_at(&m, &states[0], idx, expected)
+                for k in range(m.count):
+                    for side in range(2):
+                        if expected[2 * k + side] != m.c[k].values[side][idx] \
+                                and reported[k] < wanted[k]:
+                            reported[k] += 1
+                            mismatches.append((k, side, idx, m.c[k].values[side][idx],
+                                               expected[2 * k + side]))
+                if reported == wanted or tb_stopping():
+                    break
     finally:
         for t in range(threads):
             bs_free(&states[t])
         free(states)
+        free(counts)
         stopped = tb_guard_end()
     if stopped:
         raise_interrupted()
     return bad, mismatches
+
+
+def recheck(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_values, list subs,
+            bint capture_resets=False, int capture_limit=0, int threads=1, int max_report=20,
+            rules=None):
+    """Re-derive every code of one metric from its successors (:func:`recheck_all` with one
+    metric); returns (mismatch count, first mismatches), each mismatch being (side to move,
+    index, stored code, expected code)."""
+    bad, mismatches = recheck_all(indexer, [(red_values, black_values, subs, capture_resets,
+                                             capture_limit)], threads, max_report, rules)
+    return bad[0], [mismatch[1:] for mismatch in mismatches]
+
+
+def pack_outcomes(uint16_t[::1] codes, uint64_t[::1] packed, int64_t start=0,
+                  int capture_limit=0):
+    """Pack ``codes`` (entries ``start`` on, ``start`` a multiple of 32) into ``packed``, two
+    bits per entry: 0 draw, 1 lost (code 1), 2 won (code 2), 3 ILLEGAL, a code's distance
+    kept only as its parity (a metric whose count ends at the capture reads no more); with
+    ``capture_limit``, a code beyond that many plies is packed as a draw (DTC60)."""
+    cdef int64_t i, n = codes.shape[0], entry
+    cdef uint16_t code
+    cdef uint64_t value
+    if start % 32 or packed.shape[0] < (start + n + 31) // 32:
+        raise ValueError("packed outcomes too short or start not a multiple of 32")
+    with nogil:
+        for i in range(n):
+            code = codes[i]
+            if code == ILLEGAL:
+                value = 3
+            elif code == 0 or (capture_limit > 0 and (code & DISTANCE_MASK) - 1 > capture_limit):
+                value = 0
+            else:
+                value = 1 + (((code & DISTANCE_MASK) - 1) & 1)
+            entry = start + i
+            packed[entry >> 5] |= value << (2 * (entry & 31))
 
 
 def outcome_bitmaps(uint16_t[::1] values, uint64_t[::1] draws, uint64_t[::1] losses):
@@ -1022,7 +1213,7 @@ def perpetual_check_sets(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1
     cdef uint64_t* out_victim[2]
     cdef BoardState* states = <BoardState*> malloc(threads * sizeof(BoardState))
     if S == NULL or T == NULL or states == NULL:
-        free(S); free(T); free(states)
+        free_bits(S); free_bits(T); free(states)
         raise MemoryError()
     keep = setup_context(&c, indexer, red_values, black_values, subs, False, 0, None)
     out_checker[0] = &checker_red[0]
@@ -1085,8 +1276,8 @@ def perpetual_check_sets(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1
         for t in range(threads):
             bs_free(&states[t])
         free(states)
-        free(S)
-        free(T)
+        free_bits(S)
+        free_bits(T)
         stopped = tb_guard_end()
     if stopped:
         raise_interrupted()
@@ -1258,8 +1449,8 @@ def chase_sensitive_draws(Indexer indexer, uint16_t[::1] red_values,
     dirty[1] = zeroed_bits(words)
     if states == NULL or G[0] == NULL or G[1] == NULL or safe[0] == NULL or safe[1] == NULL \
             or calm[0] == NULL or calm[1] == NULL or dirty[0] == NULL or dirty[1] == NULL:
-        free(states); free(G[0]); free(G[1]); free(safe[0]); free(safe[1])
-        free(calm[0]); free(calm[1]); free(dirty[0]); free(dirty[1])
+        free(states); free_bits(G[0]); free_bits(G[1]); free_bits(safe[0]); free_bits(safe[1])
+        free_bits(calm[0]); free_bits(calm[1]); free_bits(dirty[0]); free_bits(dirty[1])
         raise MemoryError()
     keep = setup_context(&c, indexer, red_values, black_values, subs, False, 0, None)
     out[0] = &out_red[0]
@@ -1347,8 +1538,8 @@ def chase_sensitive_draws(Indexer indexer, uint16_t[::1] red_values,
         for t in range(threads):
             bs_free(&states[t])
         free(states)
-        free(G[0]); free(G[1]); free(safe[0]); free(safe[1])
-        free(calm[0]); free(calm[1]); free(dirty[0]); free(dirty[1])
+        free_bits(G[0]); free_bits(G[1]); free_bits(safe[0]); free_bits(safe[1])
+        free_bits(calm[0]); free_bits(calm[1]); free_bits(dirty[0]); free_bits(dirty[1])
         stopped = tb_guard_end()
     if stopped:
         raise_interrupted()

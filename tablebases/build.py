@@ -14,7 +14,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
@@ -25,12 +25,14 @@ from xiangqi.rules import NATURAL_LIMIT_PLIES
 from ._builder import (
     chase_sensitive_draws,
     outcome_bitmaps,
+    pack_outcomes,
     perpetual_check_sets,
-    recheck,
+    recheck_all,
     retrograde,
 )
 from ._index import Indexer
 from .format import (
+    SIDES,
     SUFFIX,
     CorruptTableError,
     TableFile,
@@ -40,6 +42,7 @@ from .format import (
     read_header,
     table_path,
     zeroed_codes,
+    zeroed_words,
 )
 from .material import Material, indexer_for
 from .values import RULES, summarise_metric
@@ -77,6 +80,10 @@ METRIC_RULES: dict[str, MetricRules] = {
 }
 
 
+# A bitmap, one bit per index entry: uint64 words (an array, or a view of a mapping of its own).
+Bitmap = array.array | memoryview
+
+
 class SubTableSpec(NamedTuple):
     """A sub-table as the builder takes it: the table reached by capturing a piece of
     ``color`` and ``piece_type``, its index, its codes of one metric per side to move, and
@@ -94,17 +101,17 @@ class RuleBitmaps(NamedTuple):
     """The perpetual-check sets settled on DTM, one bit per index entry: positions whose side
     to move must stop checking (``checker_*``) and the positions its forbidden checks lead to
     (``victim_*``); the builder takes them in this order."""
-    checker_red: array.array
-    checker_black: array.array
-    victim_red: array.array
-    victim_black: array.array
+    checker_red: Bitmap
+    checker_black: Bitmap
+    victim_red: Bitmap
+    victim_black: Bitmap
 
 
 class DtmBitmaps(NamedTuple):
     """What a DTM build settles besides its codes: the perpetual-check sets and the chase
     marks (red, black)."""
     rules: RuleBitmaps
-    chase: tuple[array.array, array.array]
+    chase: tuple[Bitmap, Bitmap]
 SMALL_TABLE = 200_000    # positions per side below which a build runs on one thread
 CHECKPOINT_SIZE = 20_000_000   # from this many positions per side, finished metrics are kept
 
@@ -125,12 +132,23 @@ def available_memory() -> int:
     return 1 << 62
 
 
-def memory_needed(material: Material, size: int, sub_sizes: list[int]) -> int:
-    """Peak bytes of a build: one metric's arrays (the metrics are built and stored one after
-    the other), the candidate, frontier, next-frontier, tentative, rule and outcome-hint
-    bitmaps (one bit per entry and side each), and that metric of the sub-tables."""
-    bitmaps = 2 + 2 + 2 + 2 + 4 + 4
-    return size * 2 * 2 + size * bitmaps // 8 + sum(sub_sizes) * 2 * 2
+def memory_needed(material: Material, size: int, sub_sizes: list[int], metrics: int = 3,
+                  verify: bool = True) -> int:
+    """Peak bytes of a build of ``metrics`` distinct metrics (3, or 2 when DTC60 is DTC).
+    The metrics are built one after the other, each with that metric of the sub-tables (for
+    DTC and DTC60 only their outcomes, two bits per entry), the earlier metrics' arrays kept
+    for the re-check, and the candidate, frontier, next-frontier, tentative, rule,
+    outcome-hint and chase bitmaps (one bit per entry and side each).  The re-check then
+    reads every metric at once: the table's arrays and the sub-tables' of every metric, and
+    the rule bitmaps."""
+    own = size * 2 * 2
+    subs = sum(sub_sizes) * 2 * 2       # DTM's; the later metrics' take an eighth of that
+    bitmaps = (2 + 2 + 2 + 2 + 4 + 4 + 2) * size // 8
+    kept = metrics if verify else 1
+    building = kept * own + subs + bitmaps
+    checking = metrics * own + subs + (metrics - 1) * subs // 8 + 4 * size // 8 \
+        if verify else 0
+    return max(building, checking)
 
 
 def table_problem(path: Path) -> str | None:
@@ -220,7 +238,7 @@ def build(materials: str | list[str], directory: Path | str, threads: int = 1,
     """Build the tables of ``materials`` and every sub-table they need into ``directory``.
 
     Existing files are reused unless ``rebuild``.  ``verify`` False skips the full re-check
-    of each metric (about a third of the build's time): the header then says ``unverified``
+    of every metric (about a quarter of the build's time): the header then says ``unverified``
     and ``xqstudio tb verify`` can run the check later; a verified build rebuilds such a
     table when it needs it.  Returns a summary per built material.
     """
@@ -297,42 +315,74 @@ def estimated_seconds(size: int, threads: int) -> float:
 
 
 def _load_sub_tables(material: Material, directory: Path,
-                     metrics: tuple[str, ...] = METRICS) -> dict[str, _Loaded]:
-    """The direct sub-tables of ``material`` (only ``metrics``), read from their files."""
-    loaded = {}
+                     metrics: tuple[str, ...] = METRICS,
+                     into: dict[str, _Loaded] | None = None) -> dict[str, _Loaded]:
+    """The direct sub-tables of ``material`` (only ``metrics``), read from their files;
+    ``into``: sub-tables already loaded (with other metrics), which gain the missing ones."""
+    loaded = {} if into is None else into
     for sub in material.captures():
         canonical = sub.canonical()
-        if str(canonical) in loaded:
+        known = loaded.get(str(canonical))
+        missing = [m for m in metrics
+                   if known is None or f"{m}/red" not in known.arrays]
+        if not missing:
             continue
+        indexer = indexer_for(canonical)
         table = TableFile(table_path(directory, str(canonical)))
         try:
-            arrays = {f"{m}/{s}": table.load_codes(m, i) for m in metrics
-                      for i, s in enumerate(("red", "black"))}
+            arrays = {f"{m}/{s}": _load_for_captures(table, m, i, indexer.size)
+                      for m in missing for i, s in enumerate(("red", "black"))}
         finally:
             table.close()
-        loaded[str(canonical)] = _Loaded(canonical, indexer_for(canonical), arrays)
+        if known is None:
+            loaded[str(canonical)] = _Loaded(canonical, indexer, arrays)
+        else:
+            known.arrays = {**known.arrays, **arrays}
     return loaded
 
 
-def _zeroed_bitmaps(size: int, count: int = 4) -> list[array.array]:
+def _load_for_captures(table: TableFile, metric: str, side: int,
+                       entries: int) -> array.array | memoryview:
+    """A sub-table's codes of ``metric`` as the builder reads them after a capture: DTM's in
+    full; for the metrics whose count ends at the capture (DTC, DTC60) only the outcome, two
+    bits per entry (``pack_outcomes``: all those metrics read of a sub-table's code, an
+    eighth of its memory), for at least the ``entries`` of its index (a file of another
+    size, a damaged one, then fails the re-check instead of the loading)."""
+    resets, limit = METRIC_RULES[metric]
+    if not resets:
+        return table.load_codes(metric, side)
+    name = f"{metric}/{SIDES[side]}"
+    packed = _zeroed_bitmaps(2 * max(entries, table.header.lengths.get(name, table.header.size)),
+                             1)[0]
+    for start, block in table.blocks(name):
+        pack_outcomes(block, packed, start, limit)
+    return packed
+
+
+def _zeroed_bitmaps(size: int, count: int = 4) -> list[memoryview]:
     """``count`` zeroed bitmaps of one bit per index entry (the outcome hints: draw red,
-    draw black, loss red, loss black)."""
+    draw black, loss red, loss black), each in a mapping of its own (returned to the system
+    when dropped)."""
     words = (size + 63) // 64
-    return [array.array("Q", bytes(8 * words)) for _ in range(count)]
+    return [zeroed_words(words) for _ in range(count)]
 
 
 def _zeroed_rules(size: int) -> RuleBitmaps:
     return RuleBitmaps(*_zeroed_bitmaps(size, 4))
 
 
-def _zeroed_chase(size: int) -> tuple[array.array, array.array]:
+def _zeroed_chase(size: int) -> tuple[Bitmap, Bitmap]:
     red, black = _zeroed_bitmaps(size, 2)
     return red, black
 
 
-def _bitmap_to_u16(bits: array.array) -> array.array:
+def _bitmap_to_u16(bits: Bitmap) -> memoryview | array.array:
+    """The bitmap as the little-endian uint16 words the file stores (a view, no copy, on a
+    little-endian machine)."""
+    if sys.byteorder == "little":
+        return memoryview(bits).cast("B").cast("H")
     out = array.array("H")
-    out.frombytes(bits.tobytes() if sys.byteorder == "little" else _swap64(bits))
+    out.frombytes(_swap64(bits))
     return out
 
 
@@ -342,7 +392,7 @@ def _u16_to_bitmap(words: array.array, size: int) -> array.array:
     return out
 
 
-def _swap64(bits: array.array) -> bytes:
+def _swap64(bits: Bitmap) -> bytes:
     swapped = array.array("Q", bits)
     swapped.byteswap()
     return swapped.tobytes()
@@ -354,7 +404,7 @@ CHASE_ARRAYS = ("rules/chase_red", "rules/chase_black")
 
 def chase_marks(material: Material, indexer: Indexer, red: array.array | memoryview,
                 black: array.array | memoryview, subs: list[SubTableSpec],
-                threads: int) -> tuple[tuple[array.array, array.array], int]:
+                threads: int) -> tuple[tuple[Bitmap, Bitmap], int]:
     """The chase-rule marks (bitmaps per side to move) of a finished DTM build: the draws
     whose value the chase rule could change.  Only tables where both sides have attacking
     pieces can hold a chase cycle; the others get empty marks."""
@@ -418,29 +468,33 @@ def _load_checkpoint(directory: Path, name: str, size: int, metric: str):
     return red, black, header.extra, bitmaps
 
 
-def _save_checkpoint(directory: Path, name: str, size: int, metric: str, red, black,
-                     info: dict, bitmaps: DtmBitmaps | None) -> None:
-    writer = TableWriter(checkpoint_path(directory, name, metric))
-    try:
-        writer.add(f"{metric}/red", red)
-        writer.add(f"{metric}/black", black)
-        if bitmaps is not None:
-            for array_name, bits in zip(RULE_ARRAYS + CHASE_ARRAYS,
-                                        (*bitmaps.rules, *bitmaps.chase)):
-                writer.add(array_name, _bitmap_to_u16(bits))
-        writer.finish(TableHeader(material=name, size=size, metrics=[metric], rules=RULES,
+def _checkpoint_writer(directory: Path, name: str, metric: str,
+                       keep: bool) -> TableWriter | None:
+    """The writer of a metric's checkpoint (a large build's), or None."""
+    return TableWriter(checkpoint_path(directory, name, metric)) if keep else None
+
+
+def _finish_checkpoint(checkpoint: TableWriter, directory: Path, name: str, size: int,
+                       metric: str, info: dict, bitmaps: DtmBitmaps | None) -> None:
+    """Write a finished metric's checkpoint: its codes were stored in ``checkpoint`` as the
+    table's writer compressed them; DTM adds the perpetual-check sets and chase marks."""
+    if bitmaps is not None:
+        for array_name, bits in zip(RULE_ARRAYS + CHASE_ARRAYS,
+                                    (*bitmaps.rules, *bitmaps.chase)):
+            checkpoint.add(array_name, _bitmap_to_u16(bits))
+    checkpoint.finish(TableHeader(material=name, size=size, metrics=[metric], rules=RULES,
                                   extra={**info, "checkpoint_of": metric}))
-    finally:
-        writer.close()
 
 
 def _build_one(material: Material, indexer: Indexer, directory: Path, threads: int,
                log: Callable[[str], None], progress: Callable[[str, int, int], None] | None,
                writer: TableWriter, verify: bool = True) -> tuple[dict, dict]:
     """Build the metrics one after the other, each with only its own sub-table arrays in
-    memory, and hand each to ``writer`` as soon as it is checked.  Each finished metric is
+    memory, and hand each to ``writer`` as soon as it is built; then re-check every metric
+    at once (each position's successors read once for all of them).  Each finished metric is
     also kept as a checkpoint, so that an interrupted build of a large table resumes with
-    the next metric.  Returns (counts, info)."""
+    the next metric (the re-check at the end covers the resumed metrics too).  Returns
+    (counts, info)."""
     name = str(material)
     counts: dict = {}
     # Small tables finish faster on one thread than the threads take to synchronise per pass.
@@ -455,43 +509,65 @@ def _build_one(material: Material, indexer: Indexer, directory: Path, threads: i
     info["dtc60_is_dtc"] = dtc60_is_dtc
     keep_checkpoints = indexer.size >= CHECKPOINT_SIZE
     writing: dict[str, float] = {}
+    dtc: tuple = ()
+    built: dict[str, tuple] = {}        # the arrays of each distinct metric, for the re-check
+    loaded: dict[str, _Loaded] = {}     # the sub-tables of the last metric built
     for metric in METRICS:
+        checkpoint = None
         if metric == "dtc60" and dtc60_is_dtc:
             # Same sub-table codes, none beyond the limit: the build would repeat DTC's.
             log(f"{name} dtc60: no conversion below reaches the natural limit; DTC60 is DTC")
-            info.update(dtc60_passes=0, dtc60_seconds=0.0, dtc60_cpu_seconds=0.0,
-                        dtc60_recheck_seconds=0.0)
+            info.update(dtc60_passes=0, dtc60_seconds=0.0, dtc60_cpu_seconds=0.0)
+            red, black = dtc
         else:
             saved = _load_checkpoint(directory, name, indexer.size, metric) \
                 if keep_checkpoints else None
-            if saved is not None and verify and saved[2].get("unverified"):
-                log(f"{name} {metric}: the checkpoint was not re-checked; building it again")
-                saved = None
+            loaded.clear()
             if saved is not None:
                 red, black, metric_info, bitmaps = saved
                 log(f"{name} {metric}: resumed from {checkpoint_path(directory, name, metric)}")
             else:
                 red, black, metric_info, bitmaps = _build_metric(
                     material, indexer, directory, metric, threads, rules, hints, log, progress,
-                    verify)
-                if keep_checkpoints:
-                    _save_checkpoint(directory, name, indexer.size, metric, red, black,
-                                     metric_info, bitmaps)
+                    loaded)
+                checkpoint = _checkpoint_writer(directory, name, metric, keep_checkpoints)
             if metric == "dtm" and bitmaps is not None:
                 rules, chase = bitmaps.rules, bitmaps.chase
             info.update({k: v for k, v in metric_info.items()
                          if k not in ("checkpoint_of", "unverified")})
-        with _phase(writing, "write"):      # compression of the arrays into the scratch file
-            for side, values in (("red", red), ("black", black)):
-                summarise_metric(metric, side, values, counts)
-                writer.add(f"{metric}/{side}", values)
+            if verify:
+                built[metric] = (red, black)
+        try:
+            with _phase(writing, "write"):      # compression of the arrays into the scratch file
+                for side, values in (("red", red), ("black", black)):
+                    summarise_metric(metric, side, values, counts)
+                    writer.add(f"{metric}/{side}", values, copy_to=checkpoint)
+                if checkpoint is not None:
+                    _finish_checkpoint(checkpoint, directory, name, indexer.size, metric,
+                                       metric_info, bitmaps)
+        finally:
+            if checkpoint is not None:
+                checkpoint.close()
         if metric == "dtm":
             # draw red, draw black, loss red, loss black
             hints = _zeroed_bitmaps(indexer.size)
             outcome_bitmaps(red, hints[0], hints[2])
             outcome_bitmaps(black, hints[1], hints[3])
-        if metric != "dtc" or not dtc60_is_dtc:
-            del red, black
+        if metric == "dtc" and dtc60_is_dtc:
+            dtc = red, black            # stored again as DTC60
+        del red, black
+    del hints, dtc
+    if verify:
+        with _phase(info, "recheck"):
+            _recheck_built(material, indexer, directory, built, loaded, rules, threads)
+        log(f"{name}: re-check of {', '.join(built)} at once in {info['recheck_seconds']:.2f} s "
+            f"(CPU s {info['recheck_cpu_seconds']:.2f})")
+        for key in ("recheck_seconds", "recheck_cpu_seconds"):
+            info[key] = round(info[key], 3)
+    else:
+        log(f"{name}: not re-checked (xqstudio tb verify {name} checks it later)")
+    built.clear()
+    loaded.clear()
     for side, marks in zip(("red", "black"), chase):
         counts[side]["chase_marked"] = sum(bin(word).count("1") for word in marks)
     info["perpetual_check_positions"] = sum(bin(w).count("1") for w in rules.checker_red) + \
@@ -503,16 +579,36 @@ def _build_one(material: Material, indexer: Indexer, directory: Path, threads: i
     return counts, info
 
 
+def _recheck_built(material: Material, indexer: Indexer, directory: Path,
+                   built: dict[str, tuple], loaded: dict[str, _Loaded], rules: RuleBitmaps,
+                   threads: int) -> None:
+    """Re-derive every value of the ``built`` metrics from its successors, all metrics at
+    once (``loaded``: sub-tables already in memory, completed with the other metrics);
+    raise BuildError at the first failing values."""
+    name = str(material)
+    _load_sub_tables(material, directory, tuple(built), into=loaded)
+    metrics = [(red, black, _sub_specs(material, loaded, metric), *METRIC_RULES[metric])
+               for metric, (red, black) in built.items()]
+    bad, examples = recheck_all(indexer, metrics, threads=threads, max_report=3, rules=rules)
+    if any(bad):
+        names = list(built)
+        failing = ", ".join(f"{names[k]} {count}" for k, count in enumerate(bad) if count)
+        raise BuildError(f"{name}: values fail the re-check ({failing}), e.g. "
+                         f"{[(names[k], *rest) for k, *rest in examples[:3]]} "
+                         "(metric, side, index, stored, expected)")
+
+
 def _build_metric(material: Material, indexer: Indexer, directory: Path, metric: str,
-                  threads: int, rules: RuleBitmaps, hints: list[array.array] | None,
+                  threads: int, rules: RuleBitmaps, hints: Sequence[Bitmap] | None,
                   log: Callable[[str], None],
                   progress: Callable[[str, int, int], None] | None,
-                  verify: bool = True) -> tuple:
-    """One metric by retrograde analysis and its re-check (unless not ``verify``): (red,
-    black, info, bitmaps), the bitmaps being, for DTM, the perpetual-check sets it settled
-    (``rules``, filled in place) and the chase marks."""
+                  loaded: dict[str, _Loaded] | None = None) -> tuple:
+    """One metric by retrograde analysis (the re-check comes once all metrics are built):
+    (red, black, info, bitmaps), the bitmaps being, for DTM, the perpetual-check sets it
+    settled (``rules``, filled in place) and the chase marks.  ``loaded`` receives the
+    sub-tables it read."""
     name = str(material)
-    loaded = _load_sub_tables(material, directory, (metric,))
+    loaded = _load_sub_tables(material, directory, (metric,), into=loaded)
     subs = _sub_specs(material, loaded, metric)
     resets, limit = METRIC_RULES[metric]
     apply_rule = material.has_attackers()
@@ -526,9 +622,11 @@ def _build_metric(material: Material, indexer: Indexer, directory: Path, metric:
     start = time.perf_counter()
     cpu_start = time.process_time()     # every thread's: the per-thread rate on a busy machine
     passes = rounds = 0
-    # Wall and CPU seconds per phase (retrograde's own, then the rule's and the re-check's).
+    # Wall and CPU seconds per phase (retrograde's own, then the rule's).
     phases: dict[str, float] = {}
+    red = black = None
     while True:
+        del red, black                  # a new round's arrays replace the last round's
         red = zeroed_codes(indexer.size)
         black = zeroed_codes(indexer.size)
         passes += retrograde(indexer, red, black, subs, capture_resets=resets,
@@ -546,30 +644,15 @@ def _build_metric(material: Material, indexer: Indexer, directory: Path, metric:
             "checking; rebuilding")
     elapsed = time.perf_counter() - start
     cpu_seconds = time.process_time() - cpu_start
-    bad = 0
-    examples: list[tuple[int, int, int, int]] = []
-    if verify:
-        with _phase(phases, "recheck"):
-            bad, examples = recheck(indexer, red, black, subs, capture_resets=resets,
-                                    capture_limit=limit, threads=threads, rules=rules)
-    else:
-        info["unverified"] = True       # kept with a checkpoint: a verified build redoes it
-    check_time = phases.get("recheck_seconds", 0.0)
-    if bad:
-        raise BuildError(f"{name} {metric}: {bad} values fail the re-check, e.g. "
-                         f"{examples[:3]} (side, index, stored, expected)")
     rate = indexer.size * 2 * passes / elapsed / threads if elapsed > 0 else 0.0
     log(f"{name} {metric}: {passes} passes in {elapsed:.2f} s "
-        f"({rate / 1e6:.1f} M positions/s per thread per pass), "
-        + (f"re-check {check_time:.2f} s; " if verify else "not re-checked; ")
-        + f"CPU s: {_phase_summary(phases)}")
+        f"({rate / 1e6:.1f} M positions/s per thread per pass); "
+        f"CPU s: {_phase_summary(phases)}")
     info[f"{metric}_passes"] = passes
     info[f"{metric}_seconds"] = round(elapsed, 3)
     info[f"{metric}_cpu_seconds"] = round(cpu_seconds, 3)
-    info[f"{metric}_recheck_seconds"] = round(check_time, 3)
     for key, seconds in phases.items():
-        if key != "recheck_seconds":
-            info[f"{metric}_{key}"] = round(seconds, 3)
+        info[f"{metric}_{key}"] = round(seconds, 3)
     if metric == "dtm":
         info["perpetual_check_rounds"] = rounds
         chase_time: dict[str, float] = {}
@@ -585,7 +668,9 @@ def _build_metric(material: Material, indexer: Indexer, directory: Path, metric:
 
 # The phases of a metric's build, in the order they run (the build-info keys
 # ``<metric>_<phase>_seconds`` and ``<metric>_<phase>_cpu_seconds``).
-PHASES = ("first_sweep", "unmoves", "candidates", "settle", "perpetual_check", "recheck")
+# The re-check, of every metric at once, is timed apart (``recheck_seconds``,
+# ``recheck_cpu_seconds``).
+PHASES = ("first_sweep", "unmoves", "candidates", "settle", "perpetual_check")
 
 
 @contextmanager
@@ -635,19 +720,18 @@ def verify_file(material: str, directory: Path | str, threads: int = 1,
         table.close()
     indexer = indexer_for(material_obj)
     loaded = _load_sub_tables(material_obj, directory)
+    metrics = [(arrays[f"{m}/red"], arrays[f"{m}/black"], _sub_specs(material_obj, loaded, m),
+                *METRIC_RULES[m]) for m in METRICS]
+    bad, first = recheck_all(indexer, metrics, threads=threads, max_report=5, rules=rules)
     result = {}
-    for metric in METRICS:
-        subs = _sub_specs(material_obj, loaded, metric)
-        resets, limit = METRIC_RULES[metric]
-        bad, first = recheck(indexer, arrays[f"{metric}/red"], arrays[f"{metric}/black"],
-                             subs, capture_resets=resets, capture_limit=limit,
-                             threads=threads, rules=rules, max_report=5)
-        result[metric] = bad
+    for number, metric in enumerate(METRICS):
+        result[metric] = bad[number]
         if examples is not None:
-            examples.extend((metric, *mismatch) for mismatch in first)
+            examples.extend((metric, *mismatch[1:]) for mismatch in first
+                            if mismatch[0] == number)
         if metric == "dtm":
             chase, _ = chase_marks(material_obj, indexer, arrays["dtm/red"], arrays["dtm/black"],
-                                   subs, threads)
+                                   metrics[0][2], threads)
             result["chase marks"] = sum(bin(a ^ b).count("1") for stored, fresh in
                                         zip(stored_chase, chase) for a, b in zip(stored, fresh))
     return result

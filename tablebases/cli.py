@@ -342,7 +342,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     build_.add_argument("--threads", type=whole_number(1, 1024), default=default_threads())
     build_.add_argument("--rebuild", action="store_true", help="rebuild even if the file exists")
     build_.add_argument("--no-verify", dest="verify", action="store_false",
-                        help="skip the full re-check of every value (about a third of the "
+                        help="skip the full re-check of every value (about a quarter of the "
                              "time); the table is marked unverified, `tb verify` checks it later")
 
     probe = common(commands.add_parser("probe", help="value of a position and of every move"),

@@ -30,7 +30,9 @@ import struct
 import sys
 import tempfile
 import zlib
-from concurrent.futures import ThreadPoolExecutor
+from collections import deque
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -92,6 +94,13 @@ def zeroed_codes(entries: int) -> memoryview:
         except OSError:
             pass                      # no transparent huge pages here: ordinary pages
     return memoryview(mapping).cast("H")[:entries]
+
+
+def zeroed_words(count: int) -> memoryview:
+    """``count`` zeroed uint64 words (a bitmap) in a mapping of their own, as
+    :func:`zeroed_codes`: unmapped when the last view goes, never left in the heap."""
+    mapping = mmap.mmap(-1, max(8 * count, 8), flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    return memoryview(mapping).cast("Q")[:count]
 
 
 def _little_endian_view(values) -> memoryview:
@@ -161,6 +170,7 @@ class TableWriter:
     def __init__(self, path: Path | str, threads: int = 1) -> None:
         self.path = Path(path)
         self._pool = ThreadPoolExecutor(threads) if threads > 1 else None
+        self._depth = 2 * threads       # blocks in flight on the pool
         self.path.parent.mkdir(parents=True, exist_ok=True)
         remove_stale_scratch(self.path.parent)
         fd, self._scratch_name = tempfile.mkstemp(prefix=_scratch_prefix(self.path),
@@ -170,20 +180,37 @@ class TableWriter:
         self._lengths: dict[str, int] = {}
         self._checksum = 0
 
-    def add(self, name: str, values) -> None:
-        """Compress and store uint16 ``values`` (an array or a memoryview) as ``name``."""
+    def add(self, name: str, values, copy_to: TableWriter | None = None) -> None:
+        """Compress and store uint16 ``values`` (an array or a memoryview) as ``name``; with
+        ``copy_to``, store the same compressed blocks in that writer too (a build's checkpoint
+        file: the array is compressed once)."""
         raw = _little_endian_view(values)
-        self._checksum = zlib.crc32(raw, self._checksum)
-        entries = []
+        writers = [self] if copy_to is None else [self, copy_to]
+        for writer in writers:
+            writer._checksum = zlib.crc32(raw, writer._checksum)
+            writer._blocks[name] = []
+            writer._lengths[name] = len(values)
+        for packed in self._packed_blocks(raw):
+            row = [len(packed), zlib.crc32(packed)]
+            for writer in writers:
+                writer._blocks[name].append(row)
+                writer._scratch.write(packed)
+
+    def _packed_blocks(self, raw: memoryview) -> Iterator[bytes]:
+        """The compressed blocks of ``raw`` in order.  With a pool, only a few blocks are in
+        flight at a time (Executor.map would hold every compressed block of the array)."""
         step = BLOCK_ENTRIES * 2
         blocks = (raw[start:start + step] for start in range(0, len(raw), step))
-        packed_blocks = map(_compress, blocks) if self._pool is None else \
-            self._pool.map(_compress, blocks)
-        for packed in packed_blocks:
-            entries.append([len(packed), zlib.crc32(packed)])
-            self._scratch.write(packed)
-        self._blocks[name] = entries
-        self._lengths[name] = len(values)
+        if self._pool is None:
+            yield from map(_compress, blocks)
+            return
+        window: deque[Future[bytes]] = deque()
+        for block in blocks:
+            window.append(self._pool.submit(_compress, block))
+            if len(window) >= self._depth:
+                yield window.popleft().result()
+        while window:
+            yield window.popleft().result()
 
     def finish(self, header: TableHeader) -> None:
         header.lengths = dict(self._lengths)
@@ -357,7 +384,10 @@ class TableFile:
     def close(self) -> None:
         self._handle.close()
 
-    def _block(self, name: str, number: int) -> array.array:
+    def _block(self, name: str, number: int, cache: bool = True) -> array.array:
+        """Block ``number`` of array ``name``, checked and decoded; kept for the next probe
+        unless not ``cache`` (a whole array read in turn: the blocks read once would only
+        fragment the heap)."""
         key = (name, number)
         block = self._cache.get(key)
         if block is not None:
@@ -390,6 +420,8 @@ class TableFile:
         block.frombytes(raw)
         if sys.byteorder != "little":
             block.byteswap()
+        if not cache:
+            return block
         if len(self._cache) > 256:
             self._cache.clear()
         self._cache[key] = block
@@ -413,29 +445,32 @@ class TableFile:
         """A metric's whole array for one side to move, every block checked."""
         return self.load_array(f"{metric}/{SIDES[side]}")
 
+    def blocks(self, name: str) -> Iterator[tuple[int, array.array]]:
+        """(first entry, codes) of each block of array ``name`` in turn, every block
+        checked."""
+        for number in range(len(self.header.blocks[name])):
+            yield number * self.header.block_entries, self._block(name, number, cache=False)
+
     def load_array(self, name: str) -> array.array:
         values = array.array("H")
-        for number in range(len(self.header.blocks[name])):
-            values.extend(self._block(name, number))
-        self._cache.clear()
+        for _, block in self.blocks(name):
+            values.extend(block)
         return values
 
     def load_codes(self, metric: str, side: int) -> memoryview:
         """:meth:`load` into :func:`zeroed_codes` memory (for the builder, which reads the
         sub-tables' codes at random)."""
         name = f"{metric}/{SIDES[side]}"
-        step = self.header.block_entries
         values = zeroed_codes(self.header.lengths.get(name, self.header.size))
-        for number in range(len(self.header.blocks[name])):
-            block = self._block(name, number)
-            values[number * step:number * step + len(block)] = block
-        self._cache.clear()
+        for start, block in self.blocks(name):
+            values[start:start + len(block)] = block
         return values
 
     def check_data_checksum(self) -> None:
         checksum = 0
         in_file_order = sorted(self.header.blocks, key=lambda n: self.header.blocks[n][0][0])
-        for name in in_file_order:
-            checksum = zlib.crc32(_to_le_bytes(self.load_array(name)), checksum)
+        for name in in_file_order:      # block by block: no array of the table in memory
+            for _, block in self.blocks(name):
+                checksum = zlib.crc32(_little_endian_view(block), checksum)
         if checksum != self.header.data_checksum:
             raise CorruptTableError(self.path, 8, "data checksum mismatch")

@@ -685,19 +685,22 @@ def test_an_interrupted_build_resumes_from_its_finished_metrics(tmp_path, monkey
 
 
 @pytest.mark.slow
-def test_a_verified_build_does_not_resume_from_an_unverified_checkpoint(tmp_path, monkeypatch):
-    """A ``verify=False`` build stopped after DTM leaves a checkpoint marked unverified (and
-    its sub-tables marked so); the verified build that follows builds (and re-checks) DTM
-    again instead of taking it, rebuilds the sub-tables, and no table is marked unverified."""
+def test_a_verified_build_re_checks_a_checkpoint_of_an_unverified_build(tmp_path, monkeypatch):
+    """A ``verify=False`` build stopped in DTC leaves DTM's checkpoint (and its sub-tables
+    marked unverified); the verified build that follows rebuilds the sub-tables, takes DTM
+    from the checkpoint (checkpoints are kept before the re-check, which comes at the end
+    for every metric at once), re-checks it with DTC and DTC60, and no table is marked
+    unverified."""
     import tablebases.build as build_module
 
     monkeypatch.setattr(build_module, "CHECKPOINT_SIZE", 1)
     real = build_module._build_metric
     calls = []
+    unverified = [True]
 
     def stop_in_dtc(material, indexer, directory, metric, *args):
         calls.append((str(material), metric))
-        if (str(material), metric) == ("KRKN", "dtc") and not args[-1]:
+        if (str(material), metric) == ("KRKN", "dtc") and unverified:
             raise KeyboardInterrupt         # the unverified build, killed in DTC
         return real(material, indexer, directory, metric, *args)
 
@@ -706,17 +709,28 @@ def test_a_verified_build_does_not_resume_from_an_unverified_checkpoint(tmp_path
         build(["KRKN"], tmp_path, log=lambda line: None, verify=False)
     assert build_module.checkpoint_path(tmp_path, "KRKN", "dtm").exists()
     assert read_header(table_path(tmp_path, "KRK")).extra["unverified"] is True
+    unverified.clear()
+    rechecked = []
+    real_recheck = build_module.recheck_all
+
+    def counting_recheck(indexer, metrics, *args, **kwargs):
+        rechecked.append(len(metrics))
+        return real_recheck(indexer, metrics, *args, **kwargs)
+
+    monkeypatch.setattr(build_module, "recheck_all", counting_recheck)
     lines = []
     calls.clear()
     summary = build(["KRKN"], tmp_path, log=lines.append)
-    assert ("KRKN", "dtm") in calls and ("KRKN", "dtc") in calls
-    assert any("KRKN dtm: the checkpoint was not re-checked" in line for line in lines)
-    assert any("KRKN dtm:" in line and "re-check" in line for line in lines)
+    assert ("KRKN", "dtm") not in calls and ("KRKN", "dtc") in calls
+    assert any("KRKN dtm: resumed from" in line for line in lines)
+    assert any(line.startswith("KRKN: re-check of dtm, dtc") for line in lines)
+    assert rechecked[-1] == (2 if summary["KRKN"]["dtc60_is_dtc"] else 3)
     assert summary["KRKN"]["verified"] and "unverified" not in summary["KRKN"]
     for name in ("KRKN", "KRK", "KNK", "KK"):
         assert "unverified" not in read_header(table_path(tmp_path, name)).extra, name
     assert any(line.startswith("KRK: ") and "built without the re-check" in line
                for line in lines)
+    assert verify_file("KRKN", tmp_path) == {"dtm": 0, "chase marks": 0, "dtc": 0, "dtc60": 0}
 
 
 def test_recheck_reports_each_altered_code(table_dir):
@@ -752,6 +766,68 @@ def test_recheck_reports_each_altered_code(table_dir):
     for (side, index, code), original in zip(altered, originals):
         assert (side, index, code, original) in mismatches
     assert bad == len(mismatches) >= 3
+
+
+def test_the_joint_recheck_names_the_metric_of_an_altered_code(table_dir):
+    """All metrics re-checked at once: one altered DTC code is reported for DTC alone (side,
+    index, stored, expected), DTM and DTC60 stay clean; the same code altered in DTM too is
+    reported for both."""
+    from tablebases._builder import recheck_all
+    from tablebases.build import (
+        METRIC_RULES,
+        METRICS,
+        RULE_ARRAYS,
+        _load_sub_tables,
+        _u16_to_bitmap,
+    )
+
+    material = Material.parse("KRKN")
+    indexer = indexer_for(material)
+    table = TableFile(table_path(table_dir, "KRKN"))
+    rules = [_u16_to_bitmap(table.load_array(n), indexer.size) for n in RULE_ARRAYS]
+    codes = {m: [table.load_codes(m, 0), table.load_codes(m, 1)] for m in METRICS}
+    table.close()
+    loaded = _load_sub_tables(material, table_dir)
+    metrics = [(*codes[m], _sub_specs(material, loaded, m), *METRIC_RULES[m]) for m in METRICS]
+    assert recheck_all(indexer, metrics, threads=2, rules=rules) == ([0, 0, 0], [])
+    win = next(i for i in range(indexer.size) if codes["dtc"][0][i] not in (0, ILLEGAL)
+               and codes["dtc"][0][i] % 2 == 0)
+    original = codes["dtc"][0][win]
+    codes["dtc"][0][win] = original + 2
+    bad, mismatches = recheck_all(indexer, metrics, threads=2, rules=rules)
+    assert bad[0] == bad[2] == 0 and bad[1] >= 1
+    assert (1, 0, win, original + 2, original) in mismatches
+    assert all(metric == 1 for metric, *_ in mismatches)
+    dtm_original = codes["dtm"][0][win]
+    codes["dtm"][0][win] = 0
+    bad, mismatches = recheck_all(indexer, metrics, threads=1, rules=rules, max_report=10**6)
+    assert bad[0] >= 1 and bad[1] >= 1 and bad[2] == 0
+    assert (0, 0, win, 0, dtm_original) in mismatches
+    codes["dtc"][0][win], codes["dtm"][0][win] = original, dtm_original
+    assert recheck_all(indexer, metrics, rules=rules)[0] == [0, 0, 0]
+
+
+def test_a_build_whose_value_is_wrong_fails_its_recheck(tmp_path, monkeypatch):
+    """The build's own re-check (every metric at once, at the end) sees one DTC value made
+    wrong after its retrograde passes: BuildError naming DTC, and no table written."""
+    import tablebases.build as build_module
+
+    real = build_module.retrograde
+
+    def spoiled(indexer, red, black, subs, **kwargs):
+        passes = real(indexer, red, black, subs, **kwargs)
+        if kwargs.get("capture_resets") and indexer.size == indexer_for(
+                Material.parse("KRKN")).size:
+            index = next(i for i in range(indexer.size) if red[i] not in (0, ILLEGAL))
+            red[index] += 2             # a longer distance than its successors give
+        return passes
+
+    build("KRKN", tmp_path, log=lambda line: None)     # the sub-tables, sound
+    monkeypatch.setattr(build_module, "retrograde", spoiled)
+    with pytest.raises(build_module.BuildError, match=r"values fail the re-check \(dtc [0-9]"):
+        build("KRKN", tmp_path, rebuild=True, log=lambda line: None)
+    assert table_path(tmp_path, "KRKN").exists()       # the earlier, sound table stays
+    assert verify_file("KRKN", tmp_path)["dtc"] == 0
 
 
 def test_a_clock_over_16_bits_keeps_its_cursed_win(table_dir, capsys):
