@@ -271,12 +271,18 @@ class _Prover:
         self.solvers: dict[int, Solver] = {}
         self.limits, self.tablebase, self.progress = limits, tablebase, progress
         self.board = board
+        self.interrupted = False    # the progress hook asked to stop: every query after is off
+
+    def _hook(self, nodes: int, table_used: int) -> bool:
+        if self.progress is not None and self.progress(nodes, table_used):
+            self.interrupted = True
+        return self.interrupted
 
     def solver(self, attacker: int) -> Solver:
         solver = self.solvers.get(attacker)
         if solver is None:
             solver = Solver(self.board, Mode.ANY, replace(self.limits, seconds=0, nodes=0),
-                            self.tablebase, self.progress)
+                            self.tablebase, self._hook)
             solver.attacker = attacker
             self.solvers[attacker] = solver
         return solver
@@ -289,6 +295,8 @@ class _Prover:
              line: bool = False) -> tuple[str, int | None, list[Move], bool]:
         """Does ``attacker`` force mate from ``board`` within ``bound`` moves?  (status,
         length, the line when asked and proven, exact)."""
+        if self.interrupted:
+            return UNKNOWN, None, [], True
         solver = self.solver(attacker)
         search = solver.search
         search.stopped = 0
@@ -301,7 +309,7 @@ class _Prover:
         if status == UNKNOWN and solver.best_upper is not None:
             status, length, exact = PROVEN, solver.best_upper, False
         moves: list[Move] = []
-        if status == PROVEN and line and length:
+        if status == PROVEN and line and length and not self.interrupted:
             # The line after the budget: following the proof in the table costs little.
             search.stopped = 0
             search.deadline = time.time() + max(5.0, seconds)
@@ -310,8 +318,7 @@ class _Prover:
         return status, length, moves, exact
 
     def cancelled(self) -> bool:
-        return any(s.search.stopped and s.search.deadline == 0 and s.search.node_limit == 0
-                   for s in self.solvers.values())
+        return self.interrupted
 
 
 class _Budget:

@@ -103,8 +103,15 @@ class AnalyseScreen(Screen):
         """The position the line starts from."""
         return self._root.copy()
 
-    def load_position(self, board: Board) -> None:
-        """Start a new line from ``board`` (its move stack is dropped)."""
+    def load_position(self, board: Board, stipulation: str | None = None) -> None:
+        """Start a new line from ``board`` (its move stack is dropped); a ``stipulation``
+        ("checks", "win" or "draw", a catalogue entry's) sets the solver panel's mode."""
+        if stipulation is not None:
+            mode = {"checks": "checks", "draw": "draw"}.get(stipulation, "any")
+            try:
+                self.query_one("#solver-panel", SolverPanel).mode = mode
+            except NoMatches:
+                pass
         self._root = board.copy(stack=False)
         self._line = []
         self._ply = 0
@@ -138,6 +145,7 @@ class AnalyseScreen(Screen):
                       self.query_one("#solver-panel", SolverPanel)):
             panel.notation = move_list.notation
             panel.show_position(board)
+        self.query_one("#solver-panel", SolverPanel).rules = self.rules
         self.board = board
 
     def _repetition_note(self, board: Board) -> str:

@@ -373,7 +373,7 @@ class CatalogueScreen(Screen):
         if entry is None:
             self.app.bell()
             return
-        cast("XQStudioApp", self.app).open_in_analyse(Board(entry.fen))
+        cast("XQStudioApp", self.app).open_in_analyse(Board(entry.fen), entry.stipulation)
 
     def action_practise(self) -> None:
         """Play the highlighted entry's attacker against the studio's defence."""
