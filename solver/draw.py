@@ -97,6 +97,7 @@ class SideProof:
     seconds: float
     line: list[Move] = field(default_factory=list)   # the win, when there is one
     exact: bool = True          # False: a win within ``length`` proven, not its minimality
+    held: int = 0               # the largest bound proven to hold (no win within it)
 
     def describe(self) -> str:
         if self.verdict == Verdict.MATE:
@@ -104,7 +105,9 @@ class SideProof:
             return f"{self.side} forces a win: mate in {at_most}{self.length}"
         if self.verdict == Verdict.NO_MATE:
             return f"{self.side} has no forced win within {self.bound} moves"
-        return f"unproven whether {self.side} forces a win within {self.bound} moves"
+        held = (f"{self.side} has no forced win within {self.held} moves; "
+                if self.held else "")
+        return f"{held}unproven whether {self.side} forces a win within {self.bound} moves"
 
 
 @dataclass
@@ -320,6 +323,12 @@ class _Prover:
     def cancelled(self) -> bool:
         return self.interrupted
 
+    def close(self) -> None:
+        """Free the transposition tables now (the hook ties each search to this object)."""
+        for solver in self.solvers.values():
+            solver.search.progress = None
+        self.solvers.clear()
+
 
 class _Budget:
     """The analysis's time and node budget, handed out phase by phase."""
@@ -387,7 +396,20 @@ def analyse_draw(board: Board, bound: int = DEFAULT_DRAW_BOUND, tablebase=None,
     analysis = DrawAnalysis(board.fen(), DrawVerdict.UNKNOWN, "", bound, rules,
                             table=table_need(board, directory, threads))
     prover = _Prover(board, limits, tablebase, progress)
-    budget = _Budget(limits.seconds, limits.nodes, prover)
+    try:
+        _analyse(analysis, board, bound, tablebase, prover, rules, phase, traps, line,
+                 trap_moves, line_plies)
+        analysis.nodes = prover.nodes
+    finally:
+        prover.close()
+    analysis.seconds = time.perf_counter() - start
+    return analysis
+
+
+def _analyse(analysis: DrawAnalysis, board: Board, bound: int, tablebase, prover: _Prover,
+             rules: str, phase, traps: bool, line: bool, trap_moves: int,
+             line_plies: int) -> None:
+    budget = _Budget(prover.limits.seconds, prover.limits.nodes, prover)
     say = phase or (lambda text: None)
     value = _probe(tablebase, board)
     holder = board.turn
@@ -396,12 +418,12 @@ def analyse_draw(board: Board, bound: int = DEFAULT_DRAW_BOUND, tablebase=None,
     else:
         for side, key in ((holder, "red"), (holder ^ 1, "black")):
             seconds, nodes = budget.phase(key)
-            say(f"{COLOR_NAMES[side]} wins within {bound}?")
             before, clock = prover.nodes, time.perf_counter()
-            status, length, moves, exact = prover.wins(side, board, bound, seconds, nodes,
-                                                       line=True)
+            status, length, moves, exact, held = _deepening(prover, side, board, bound,
+                                                            seconds, nodes, say)
             proof = SideProof(COLOR_NAMES[side], _STATUS_VERDICT[status], length, bound,
-                              prover.nodes - before, time.perf_counter() - clock, moves, exact)
+                              prover.nodes - before, time.perf_counter() - clock, moves, exact,
+                              held)
             setattr(analysis, key, proof)
             if status == UNKNOWN:
                 analysis.unproven.append(f"whether {COLOR_NAMES[side]} forces a win within "
@@ -418,9 +440,6 @@ def analyse_draw(board: Board, bound: int = DEFAULT_DRAW_BOUND, tablebase=None,
                                       line_plies, value is not None, say)
         if not analysis.line.settled:
             analysis.open.append(f"the drawing line's end ({analysis.line.detail})")
-    analysis.nodes = prover.nodes
-    analysis.seconds = time.perf_counter() - start
-    return analysis
 
 
 def _from_table(analysis: DrawAnalysis, board: Board, value, tablebase) -> None:
@@ -435,6 +454,34 @@ def _from_table(analysis: DrawAnalysis, board: Board, value, tablebase) -> None:
         winner = holder if value.wdl > 0 else holder ^ 1
         analysis.verdict = DrawVerdict.RED_WINS if winner == 0 else DrawVerdict.BLACK_WINS
         analysis.table_line = tablebase.best_line(board)
+
+
+# The bounds of the deepening proofs (then the bound asked for).
+_DEEPENING = (2, 4, 6, 8, 10, 12, 15)
+
+
+def _deepening(prover: _Prover, side: int, board: Board, bound: int, seconds: float,
+               nodes: int, say) -> tuple[str, int | None, list[Move], bool, int]:
+    """Whether ``side`` wins within ``bound``, searched at growing bounds within one budget:
+    (status at ``bound``, length, line, exact, the largest bound proven to hold: no win)."""
+    deadline = time.time() + seconds if seconds else 0.0
+    node_end = prover.nodes + nodes if nodes else 0
+    held = 0
+    for step in [b for b in _DEEPENING if b < bound] + [bound]:
+        left = max(0.01, deadline - time.time()) if deadline else 0.0
+        nodes_left = max(1, node_end - prover.nodes) if node_end else 0
+        say(f"{COLOR_NAMES[side]} wins within {step}? (of {bound})")
+        status, length, moves, exact = prover.wins(side, board, step, left, nodes_left,
+                                                   line=True)
+        if status == PROVEN:
+            return status, length, moves, exact, held
+        if status == UNKNOWN:
+            return status, None, [], True, held
+        held = step
+        if deadline and time.time() >= deadline or node_end and prover.nodes >= node_end:
+            break
+    return (DISPROVEN, None, [], True, held) if held == bound else (UNKNOWN, None, [], True,
+                                                                      held)
 
 
 def _verdict_from_search(analysis: DrawAnalysis) -> None:
@@ -725,6 +772,7 @@ def analysis_json(analysis: DrawAnalysis) -> dict:
             return None
         return {"side": p.side, "verdict": p.verdict, "length": p.length, "bound": p.bound,
                 "nodes": p.nodes, "seconds": round(p.seconds, 3), "exact": p.exact,
+                "held": p.held,
                 "line": moves(p.line)}
 
     table = analysis.table

@@ -30,6 +30,7 @@ from puzzles.catalogue import (
     Page,
     PatternProgress,
     PatternSummary,
+    draw_analysis,
     entry_progress,
     list_collections,
     list_patterns,
@@ -39,7 +40,8 @@ from puzzles.catalogue import (
     query,
 )
 from puzzles.paths import default_database
-from xiangqi import BLACK, Board
+from xiangqi import BLACK, Board, Move
+from xiangqi.notation import write_move
 
 from ..wide_text import display_width
 from ..widgets.board import BoardView
@@ -71,7 +73,9 @@ def entry_place(entry: Entry) -> str:
 
 
 def entry_length(entry: Entry) -> str:
-    return "—" if entry.moves is None else f"mate in {entry.moves}"
+    if entry.moves is None:
+        return "drawing line" if entry.stipulation == "draw" and entry.main_line_zh else "—"
+    return f"mate in {entry.moves}"
 
 
 class CatalogueScreen(Screen):
@@ -339,9 +343,22 @@ class CatalogueScreen(Screen):
         stipulation = STIPULATIONS.get(entry.stipulation, entry.stipulation)
         text.append(f"\n{SIDE_NAMES[board.turn]} to move · {stipulation} · "
                     f"{entry_length(entry)}")
+        analysis = draw_analysis(self.db, entry) if self.db is not None else None
+        if analysis is not None:
+            text.append(f"\nSettled by: {analysis['settled_by']} (table: {analysis['table']})")
+            for trap in analysis["traps"][:4]:
+                move = write_move(board, Move.from_iccs(trap["move"]), "chinese")
+                after = board.copy(stack=False)
+                after.push(Move.from_iccs(trap["move"]))
+                refutation = write_move(after, Move.from_iccs(trap["refutation"]), "chinese") \
+                    if trap["refutation"] else "-"
+                text.append(f"\nTrap: {move}, refuted by {refutation} (mate in "
+                            f"{trap['length']})")
         if entry.main_line_zh:
             solution = numbered_words(entry.main_line_zh.split(), board.turn == BLACK)
-            text.append(f"\nSolution: {solution}")
+            label = "Drawing line" if entry.stipulation == "draw" else "Solution"
+            end = f" ({analysis['line_end']})" if analysis is not None else ""
+            text.append(f"\n{label}{end}: {solution}")
         if pattern is not None:
             text.append(f"\n{pattern.description_zh}\n{pattern.description_en}", style="dim")
         if entry.note:
