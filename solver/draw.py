@@ -560,9 +560,10 @@ def _drawing_line(root: Board, tablebase, prover: _Prover, rules: str, bound: in
     while True:
         if steps:
             verdict = adjudicate(board, rules)
-            if verdict is not None:
-                end = "repetition" if verdict.loser is None else "unproven"
-                return DrawLine(steps, end, str(verdict).splitlines()[0])
+            if verdict is not None and verdict.loser is None:
+                return DrawLine(steps, "repetition", str(verdict).splitlines()[0])
+            # A forbidden repetition: its loser must deviate, and the line goes on (the
+            # loser's moves that would repeat it again are not chosen).
             if natural_limit(board, rules=rules).reached:
                 return DrawLine(steps, "natural limit",
                                 f"60 moves without a capture: a draw under the {rules} rules")
