@@ -158,6 +158,7 @@ class DrawAnalysis:
     black: SideProof | None = None
     traps: list[Trap] = field(default_factory=list)
     trap_moves_examined: int = 0
+    first_moves_held: list[Move] = field(default_factory=list)  # no loss within the bound
     line: DrawLine | None = None
     unproven: list[str] = field(default_factory=list)   # open questions about the verdict
     open: list[str] = field(default_factory=list)       # traps and line left unsettled
@@ -436,8 +437,9 @@ def _analyse(analysis: DrawAnalysis, board: Board, bound: int, tablebase, prover
         budget.phase("traps")
     if line and not analysis.unsound:
         seconds, nodes = budget.phase("line")
+        first = (analysis.first_moves_held, [trap.move for trap in analysis.traps])
         analysis.line = _drawing_line(board, tablebase, prover, rules, bound, seconds, nodes,
-                                      line_plies, value is not None, say)
+                                      line_plies, value is not None, say, first)
         if not analysis.line.settled:
             analysis.open.append(f"the drawing line's end ({analysis.line.detail})")
 
@@ -538,6 +540,8 @@ def _find_traps(analysis: DrawAnalysis, board: Board, tablebase, prover: _Prover
                                        length, moves))
         elif status == UNKNOWN:
             unsettled += 1
+        else:
+            analysis.first_moves_held.append(move)
     if unsettled:
         analysis.open.append(f"whether {unsettled} of the {len(candidates)} first moves "
                                  f"examined lose within {bound} moves")
@@ -545,7 +549,7 @@ def _find_traps(analysis: DrawAnalysis, board: Board, tablebase, prover: _Prover
 
 def _drawing_line(root: Board, tablebase, prover: _Prover, rules: str, bound: int,
                   seconds: float, nodes: int, max_plies: int, root_in_table: bool,
-                  say) -> DrawLine:
+                  say, first: tuple[list[Move], list[Move]] = ([], [])) -> DrawLine:
     """Both sides keep at least a draw; the holder (the side to move at the root) heads for
     a repetition, a capture or a table draw; the other side picks the move that leaves the
     holder the fewest holding replies, avoiding repetitions."""
@@ -591,8 +595,14 @@ def _drawing_line(root: Board, tablebase, prover: _Prover, rules: str, bound: in
                 if deadline else 0.0
             each_nodes = max(1000, (node_end - prover.nodes) // min(plies_left, 20)) \
                 if node_end else 0
-            chosen = _search_choice(board, tablebase, prover, rules, check_bound,
-                                    each_seconds, each_nodes)
+            held, losing = first if not steps else ([], [])
+            chosen = None
+            if held:        # the traps' searches proved this first move holds at the bound
+                chosen = LineStep(held[0], f"no {COLOR_NAMES[mover ^ 1]} win within {bound} "
+                                           "(search)")
+            if chosen is None:
+                chosen = _search_choice(board, tablebase, prover, rules, check_bound,
+                                        each_seconds, each_nodes, losing)
         if chosen is None:
             return DrawLine(steps, "unproven",
                             f"no move of {COLOR_NAMES[mover]} was shown to hold at ply "
@@ -647,11 +657,12 @@ def _table_choice(board: Board, tablebase, rules: str, holding: bool) -> LineSte
 
 
 def _search_choice(board: Board, tablebase, prover: _Prover, rules: str, bound: int,
-                   seconds: float, nodes: int) -> LineStep | None:
+                   seconds: float, nodes: int, losing: list[Move] | None = None
+                   ) -> LineStep | None:
     """The first move (repetitions judged a draw first, then checks, captures, the rest)
     after which the opponent has no forced win within ``bound`` moves."""
     mover = board.turn
-    ordered = tempting_order(board)
+    ordered = [move for move in tempting_order(board) if move not in (losing or [])]
     repeating = []
     for move in ordered:
         board.push(move)
