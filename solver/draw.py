@@ -674,9 +674,15 @@ def _search_choice(board: Board, tablebase, prover: _Prover, rules: str, bound: 
         repeating.append((-seen, move))
     repeating.sort(key=lambda item: item[0])
     candidates = [move for _, move in repeating]
-    per_seconds = seconds / 3 if seconds else 0.0
-    per_nodes = nodes // 3 if nodes else 0
-    for move in candidates[:6]:
+    # The ply's budget goes half to the first candidate, half of the rest to the next ...:
+    # the likely moves (repetitions, checks, captures) get the most, and 12 are tried.
+    ply_deadline = time.time() + seconds if seconds else 0.0
+    node_end = prover.nodes + nodes if nodes else 0
+    for move in candidates[:12]:
+        if ply_deadline and time.time() >= ply_deadline or node_end and prover.nodes >= node_end:
+            break
+        per_seconds = max(0.02, (ply_deadline - time.time()) / 2) if ply_deadline else 0.0
+        per_nodes = max(500, (node_end - prover.nodes) // 2) if node_end else 0
         after = board.copy()
         after.push(move)
         value = _probe(tablebase, after)
