@@ -179,3 +179,22 @@ def test_bad_arguments_are_usage_errors(capsys, argument, message):
 def test_a_recorded_line_is_refused_for_a_draw(capsys):
     status, _, err = run(capsys, "verify", NO_550, "--stipulation", "draw", "--line", "相九进七")
     assert status == 1 and "--line checks a mating line" in err
+
+
+def test_the_progress_names_the_bound_being_searched():
+    phases = []
+    calls = []
+    analysis = analyse_draw(Board(QIXING), bound=4, limits=Limits(nodes=20_000),
+                            progress=lambda nodes, used: calls.append(nodes) and False,
+                            phase=phases.append, trap_moves=2, line_plies=2)
+    assert "Red wins within 2? (of 4)" in phases and "Black wins within 2? (of 4)" in phases
+    assert any(text.startswith("trap ") and text.endswith("wins within 4?") for text in phases)
+    assert any(text.startswith("line ply 1: Red holds within") for text in phases)
+    assert analysis.nodes > 0 and calls
+
+
+def test_a_cancel_from_the_progress_hook_stops_every_phase():
+    analysis = analyse_draw(Board(QIXING), limits=Limits(seconds=30, progress_nodes=1000),
+                            progress=lambda nodes, used: True)
+    assert analysis.seconds < 5 and analysis.verdict == "unknown"
+    assert analysis.line is not None and analysis.line.detail == "interrupted"
