@@ -72,9 +72,12 @@ def entry_place(entry: Entry) -> str:
     return f"{entry.collection} {entry.number}"
 
 
-def entry_length(entry: Entry) -> str:
+def entry_length(entry: Entry, long: bool = False) -> str:
+    """``mate in N``, or "—"; the preview (``long``) gives a draw study's line in plies."""
     if entry.moves is None:
-        return "drawing line" if entry.stipulation == "draw" and entry.main_line_zh else "—"
+        plies = len(entry.main_line_zh.split())
+        return f"drawing line of {plies} plies" if long and entry.stipulation == "draw" \
+            and plies else "—"
     return f"mate in {entry.moves}"
 
 
@@ -342,10 +345,13 @@ class CatalogueScreen(Screen):
             text.append(f"\n{entry.collection} No. {entry.number} · verdict: {entry.verdict}")
         stipulation = STIPULATIONS.get(entry.stipulation, entry.stipulation)
         text.append(f"\n{SIDE_NAMES[board.turn]} to move · {stipulation} · "
-                    f"{entry_length(entry)}")
+                    f"{entry_length(entry, long=True)}")
         analysis = draw_analysis(self.db, entry) if self.db is not None else None
         if analysis is not None:
-            text.append(f"\nSettled by: {analysis['settled_by']} (table: {analysis['table']})")
+            settled = analysis["settled_by"]
+            text.append(f"\nSettled by: {settled}" if settled not in ("", "-")
+                        else "\nNot settled within the analysis's budget")
+            text.append(f" (table: {analysis['table']})")
             for trap in analysis["traps"][:4]:
                 move = write_move(board, Move.from_iccs(trap["move"]), "chinese")
                 after = board.copy(stack=False)
