@@ -117,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"| {r['collection']} {r['number']} {r['title']} | {r['material']} | "
                   f"{r['table']} | {r['verdict']} | {r['settled_by']} | "
                   f"{r['red_held']}/{r['black_held']} | {r['seconds']} | "
-                  f"{r['nodes']:,} | {plies}, {r['line_end']} |")
+                  f"{int(r['nodes']):,} | {plies}, {r['line_end']} |")
     return 0
 
 
