@@ -11,6 +11,8 @@ it.  Tables:
   (ICCS and Chinese) and its verification (status, solver version, date);
 * ``compositions`` -- collected problems (collection, number, title, FEN, stipulation,
   verdict, length, main line, source, licence);
+* ``draw_analyses`` -- for a draw study (红先和): what settled its verdict (a table, a bound),
+  the end of its drawing line and its traps (JSON), from ``data/draw_analyses.tsv``;
 * ``search`` -- a full-text index (FTS5) over names, aliases, descriptions and titles; Chinese
   text is indexed character by character, so any run of characters can be searched;
 * ``meta`` -- schema version, build time, solver version;
@@ -72,6 +74,59 @@ class BuildReport:
 
 # -- reading the source files -----------------------------------------------------------------
 
+def record_stipulation(title: str, result: str = "") -> str:
+    """The stipulation a composition's record states: "draw" for a 和 study (a title such
+    as 单马和单炮 or 红先和, or the result 1/2-1/2), otherwise "win".
+
+    >>> record_stipulation("孤雁折群（单相和马）"), record_stipulation("气吞关右")
+    ('draw', 'win')
+    """
+    return "draw" if "和" in title or result.strip() == "1/2-1/2" else "win"
+
+
+DRAW_ANALYSES = "draw_analyses.tsv"
+# The collection keys of draw_analyses.tsv.
+_DRAW_COLLECTIONS = {"shiqingyaqu": "适情雅趣", "jianghu": "江湖四大名局"}
+
+
+def load_draw_analyses(data_dir: Path = DATA_DIR) -> dict[tuple[str, int], dict]:
+    """The draw studies' analyses (``benchmarks/analyse_draws.py --write``), by (collection
+    title, number): verdict, what settled it, the drawing line and the traps."""
+    path = data_dir / DRAW_ANALYSES
+    if not path.exists():
+        return {}
+    result = {}
+    with path.open(encoding="utf-8", newline="") as handle:
+        for line, row in enumerate(csv.DictReader(handle, delimiter="\t"), start=2):
+            collection = _DRAW_COLLECTIONS.get(row.get("collection", ""))
+            if collection is None or not (row.get("number") or "").isdigit():
+                raise CatalogueError(f"{path}, line {line}: unknown collection or number "
+                                     f"{row.get('collection')!r} {row.get('number')!r}")
+            result[(collection, int(row["number"]))] = row
+    return result
+
+
+def _with_draw_analysis(composition: dict, analyses: dict[tuple[str, int], dict]) -> dict:
+    """A draw study's verdict and drawing line from its analysis, where there is one."""
+    row = analyses.get((composition["collection"], composition["number"]))
+    if row is None or composition["stipulation"] != "draw":
+        return composition
+    verdict = row["verdict"]
+    if verdict == "no win within the bound":
+        verdict = f"no win within {row['bound']}"
+    elif verdict == "unknown":
+        verdict = f"unproven within {row['bound']}"
+    traps = []
+    for item in filter(None, row.get("traps", "").split(";")):
+        move, _, rest = item.partition(">")
+        refutation, _, length = rest.partition("/")
+        traps.append({"move": move, "refutation": None if refutation == "-" else refutation,
+                      "length": int(length) if length.isdigit() else None})
+    return {**composition, "verdict": verdict, "main_line_iccs": row.get("line", ""),
+            "_draw": {"settled_by": row.get("settled_by", ""), "table": row.get("table", ""),
+                      "line_end": row.get("line_end", ""), "traps": traps,
+                      "seconds": row.get("seconds", ""), "nodes": row.get("nodes", "")}}
+
 def load_patterns(data_dir: Path = DATA_DIR) -> list[dict]:
     path = data_dir / "kill_patterns.toml"
     if not path.exists():
@@ -123,7 +178,7 @@ def load_compositions(key: str, data_dir: Path = DATA_DIR) -> list[dict]:
         verdict = verdicts.get(number, {})
         result.append({
             "collection": title, "number": number, "title": name, "fen": record.fen,
-            "stipulation": verdict.get("stipulation") or "win",
+            "stipulation": verdict.get("stipulation") or record_stipulation(name),
             "verdict": verdict.get("verdict") or "unverified",
             "moves": int(verdict["moves"]) if verdict.get("moves") else None,
             "main_line_iccs": verdict.get("main_line", ""),
@@ -146,7 +201,8 @@ def load_great_four(data_dir: Path = DATA_DIR) -> list[dict]:
         result.append({
             "collection": "江湖四大名局", "number": number, "title": row["name"],
             "fen": row["fen"], "stipulation": "draw", "verdict": row["traditional_result"],
-            "moves": None, "main_line_iccs": "", "source": row.get("note", ""),
+            "moves": None, "main_line_iccs": "",
+            "source": f"traditional result: {row['traditional_result']}; {row.get('note', '')}",
             "licence": "traditional (public domain)",
         })
     return result
@@ -251,6 +307,9 @@ def build(path: Path | str | None = None, data_dir: Path = DATA_DIR, verify: boo
     compositions = load_great_four(data_dir)
     for key in COLLECTIONS:
         compositions.extend(load_compositions(key, data_dir))
+    analyses = load_draw_analyses(data_dir)
+    compositions = [_with_draw_analysis(c, analyses) for c in compositions]
+    draws = {(c["collection"], c["number"]): c.pop("_draw") for c in compositions if "_draw" in c}
     for composition in compositions:
         line = composition["main_line_iccs"].split()
         board = Board(composition["fen"])
@@ -278,6 +337,12 @@ def build(path: Path | str | None = None, data_dir: Path = DATA_DIR, verify: boo
             } for p in patterns)
             db.table("examples").insert_all(example_rows)
             db.table("compositions").insert_all(compositions)
+            db.table("draw_analyses").insert_all(
+                {"composition_id": ident, **draws[(collection, number)],
+                 "traps": json.dumps(draws[(collection, number)]["traps"])}
+                for ident, collection, number in db.execute(
+                    "SELECT id, collection, number FROM compositions").fetchall()
+                if (collection, number) in draws)
             _index_search(db)
             _carry_progress(db, path)
         db.conn.close()
@@ -326,6 +391,10 @@ def _create_schema(db: sqlite_utils.Database) -> None:
         "id": int, "collection": str, "number": int, "title": str, "fen": str,
         "stipulation": str, "verdict": str, "moves": int, "main_line_iccs": str,
         "main_line_zh": str, "source": str, "licence": str}, pk="id", not_null={"fen"})
+    db.table("draw_analyses").create({
+        "composition_id": int, "settled_by": str, "table": str, "line_end": str, "traps": str,
+        "seconds": str, "nodes": str}, pk="composition_id",
+        foreign_keys=[("composition_id", "compositions", "id")])
     db.table("examples").create_index(["pattern_id"])
     db.table("compositions").create_index(["collection", "number"], unique=True)
     db.table("compositions").create_index(["moves"])
@@ -620,6 +689,20 @@ def _match_expression(text: str) -> str:
     return " AND ".join('"' + spaced(w).replace('"', '""') + '"' for w in words)
 
 
+def draw_analysis(db: sqlite_utils.Database, entry: Entry) -> dict | None:
+    """A draw study's analysis: ``settled_by`` (a table, a bound), ``table``, ``line_end``
+    (how its drawing line, the entry's main line, ends) and ``traps`` (each a dict of ICCS
+    ``move``, ``refutation`` and Black's mate ``length``); None for other entries."""
+    if entry.kind != "composition" or "draw_analyses" not in db.table_names():
+        return None
+    row = db.execute("SELECT settled_by, \"table\", line_end, traps FROM draw_analyses "
+                     "WHERE composition_id = ?", [entry.id]).fetchone()
+    if row is None:
+        return None
+    return {"settled_by": row[0], "table": row[1], "line_end": row[2],
+            "traps": json.loads(row[3] or "[]")}
+
+
 def get_entry(db: sqlite_utils.Database, kind: str, entry_id: int) -> Entry:
     """The example or composition ``entry_id`` (its row in the table of ``kind``)."""
     if kind not in KINDS:
@@ -688,12 +771,15 @@ def import_file(db: sqlite_utils.Database, path: Path | str, collection: str,
     for offset, record in enumerate(records, start=1):
         board = Board(record.fen)
         verdict, moves, line = "unverified", None, [Move.from_iccs(m) for m in record.moves]
-        stipulation = "win"
-        if verify_seconds > 0:
+        title = record.tags.get("title") or record.tags.get("event") or ""
+        stipulation = record_stipulation(title, record.tags.get("result", ""))
+        if verify_seconds > 0 and stipulation == "draw":
+            verdict, line = _analyse_for_catalogue(board, verify_seconds, line)
+        elif verify_seconds > 0:
             verdict, stipulation, moves, line = _solve_for_catalogue(board, verify_seconds, line)
         rows.append({
             "collection": collection, "number": start + offset,
-            "title": record.tags.get("title") or record.tags.get("event") or "",
+            "title": title,
             "fen": board.fen(), "stipulation": stipulation, "verdict": verdict, "moves": moves,
             "main_line_iccs": " ".join(m.iccs() for m in line),
             "main_line_zh": " ".join(write_line(board, line, "chinese")),
@@ -745,6 +831,19 @@ def database_error(db: sqlite_utils.Database | str, error: sqlite3.Error,
     else:
         problem = f"cannot be used: {text}"
     return CatalogueError(f"{where}: the catalogue {problem}" + (f"; {outcome}" if outcome else ""))
+
+
+def _analyse_for_catalogue(board: Board, seconds: float,
+                           recorded: list[Move]) -> tuple[str, list[Move]]:
+    """A draw study's verdict within ``seconds`` (no tables), and its drawing line."""
+    from solver.draw import analyse_draw
+
+    analysis = analyse_draw(board, limits=Limits(seconds=seconds), traps=False)
+    verdict = {"no win within the bound": f"no win within {analysis.bound}",
+               "unknown": f"unproven within {analysis.bound}"}.get(analysis.verdict,
+                                                                  str(analysis.verdict))
+    line = analysis.line.moves if analysis.line is not None and analysis.line.moves else recorded
+    return verdict, line
 
 
 def _solve_for_catalogue(board: Board, seconds: float, recorded: list[Move]):

@@ -9,6 +9,7 @@ for a draw: neither side can force a win), 1 otherwise; both 1 for bad input, 2 
 from __future__ import annotations
 
 import argparse
+import math
 import signal
 import sys
 import time
@@ -20,6 +21,7 @@ from xiangqi.cli import add_json_option, add_notation_option, emit, fail, read_b
 from xiangqi.notation import write_line
 
 from ._dfpn import MAX_ORDER
+from .draw import DEFAULT_DRAW_SECONDS, DEFAULT_LINE_PLIES, DEFAULT_TRAP_MOVES
 from .search import (
     DEFAULT_LAMBDA_ORDERS,
     DEFAULT_MAX_MOVES,
@@ -29,6 +31,8 @@ from .search import (
     order_name,
 )
 from .types import DEFAULT_DRAW_BOUND, STIPULATIONS, DrawVerdict, Mode, Stipulation, Verdict
+
+RULE_SETS = ("chinese", "asian")
 
 
 def _open_tables(args: argparse.Namespace):
@@ -58,12 +62,18 @@ class LiveProgress:
         self.cancelled = False
         self.entries = 1
         self.solver: Solver | None = None    # set once made: the line names its λ order
+        self.phase = ""                      # a draw analysis: what it searches, with the bound
+
+    def set_phase(self, text: str) -> None:
+        self.phase = text
 
     def __call__(self, nodes: int, table_used: int) -> bool:
         if not self.quiet:
             elapsed = time.perf_counter() - self.start
             rate = nodes / elapsed if elapsed > 0 else 0.0
             order = f"  {self.solver.current_order:<10}" if self.solver else ""
+            if self.phase:
+                order = f"  {self.phase[:40]:<40}"
             sys.stderr.write(f"\r{nodes:>12,} nodes  {rate / 1e3:6.0f} k nodes/s  table "
                              f"{100.0 * table_used / self.entries:5.1f}%{order}  {elapsed:7.1f} s")
             sys.stderr.flush()
@@ -74,8 +84,11 @@ class LiveProgress:
             sys.stderr.write("\r" + " " * 79 + "\r")
 
 
-def _limits(args: argparse.Namespace) -> Limits:
-    return Limits(nodes=args.nodes, seconds=args.seconds, table_bits=args.table_bits,
+def _limits(args: argparse.Namespace, draw: bool = False) -> Limits:
+    """The search limits; a draw analysis without ``--seconds`` gets a finite budget."""
+    seconds = args.seconds if args.seconds is not None else (DEFAULT_DRAW_SECONDS if draw
+                                                             else 0.0)
+    return Limits(nodes=args.nodes, seconds=seconds, table_bits=args.table_bits,
                   lambda_orders=0 if args.full_width else args.orders)
 
 
@@ -95,6 +108,8 @@ def _interruptible(progress: LiveProgress, tablebase) -> Iterator[None]:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
+    if args.draw:
+        return cmd_draw(args, args.max_moves)
     board = read_board(args.fen, args)
     if board is None:
         return 1
@@ -151,8 +166,6 @@ def _sound(report) -> bool:
     """Whether the problem meets its stipulation soundly (the exit status of verify)."""
     if report.unproven:
         return False
-    if report.stipulation == Stipulation.DRAW:
-        return report.verdict == DrawVerdict.DRAW
     check = report.intended
     line_ok = check is None or (check.forced and check.minimal and not check.problem)
     return report.sound and line_ok
@@ -161,6 +174,8 @@ def _sound(report) -> bool:
 def cmd_verify(args: argparse.Namespace) -> int:
     from .soundness import verify
 
+    if args.stipulation == Stipulation.DRAW:
+        return cmd_draw(args, args.moves, line=args.line)
     board = read_board(args.fen, args)
     if board is None:
         return 1
@@ -183,46 +198,36 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if args.json:
         emit({**_report_json(report), "sound": status == 0})
         return status
-    if report.stipulation == Stipulation.DRAW:
-        d = report.draw
-        assert d is not None        # a draw report carries its searches
-        print(f"Stipulation: draw (红先和), searched to {d.bound} moves for each side; "
-              f"repetitions judged by the {d.rules} rules (棋例)")
-        print(f"  Red forced win:   {d.red_wins}" + (f" in {d.red_length}" if d.red_length else ""))
-        print(f"  Black forced win: {d.black_wins}"
-              + (f" in {d.black_length}" if d.black_length else ""))
+    kind = "continuous check (连照杀)" if report.stipulation == Stipulation.CHECKS else "mate"
+    print(f"Stipulation: {kind}"
+          f" within {report.bound} moves")
+    if report.verdict != Verdict.MATE or report.length is None:
         print(f"Verdict: {report.verdict}")
     else:
-        kind = "continuous check (连照杀)" if report.stipulation == Stipulation.CHECKS else "mate"
-        print(f"Stipulation: {kind}"
-              f" within {report.bound} moves")
-        if report.verdict != Verdict.MATE or report.length is None:
-            print(f"Verdict: {report.verdict}")
-        else:
-            plies = 2 * report.length - 1
-            at_most = "" if report.exact else "at most "
-            print(f"Verdict: mate in {at_most}{report.length} "
-                  f"({plies} {'ply' if plies == 1 else 'plies'})")
-            print(f"Key: {name(report.key)} " + ("(unique)" if not report.cooks else "(cooked)"))
-            for cook in report.cooks:
-                print(f"  cook: {name(cook.move)} also mates in {cook.length}")
-            for trial in report.tries:
-                after = board.copy()
-                after.push(trial.move)
-                print(f"  try: {name(trial.move)}, refuted only by {name(trial.refutation, after)}")
-            line = write_line(board, report.main_line, args.notation)
-            print("Main line (longest defence; ties: first in ICCS order):")
-            print(_numbered(line, board.turn))
-            replay = board.copy()
-            for ply, move in enumerate(report.main_line):
-                for dual in report.duals:
-                    if dual.ply == ply:
-                        print(f"  dual at move {ply // 2 + 1}: {name(dual.move, replay)} "
-                              f"also mates "
-                              f"in {dual.length}")
-                replay.push(move)
-            if not report.duals:
-                print("No duals on the main line.")
+        plies = 2 * report.length - 1
+        at_most = "" if report.exact else "at most "
+        print(f"Verdict: mate in {at_most}{report.length} "
+              f"({plies} {'ply' if plies == 1 else 'plies'})")
+        print(f"Key: {name(report.key)} " + ("(unique)" if not report.cooks else "(cooked)"))
+        for cook in report.cooks:
+            print(f"  cook: {name(cook.move)} also mates in {cook.length}")
+        for trial in report.tries:
+            after = board.copy()
+            after.push(trial.move)
+            print(f"  try: {name(trial.move)}, refuted only by {name(trial.refutation, after)}")
+        line = write_line(board, report.main_line, args.notation)
+        print("Main line (longest defence; ties: first in ICCS order):")
+        print(_numbered(line, board.turn))
+        replay = board.copy()
+        for ply, move in enumerate(report.main_line):
+            for dual in report.duals:
+                if dual.ply == ply:
+                    print(f"  dual at move {ply // 2 + 1}: {name(dual.move, replay)} "
+                          f"also mates "
+                          f"in {dual.length}")
+            replay.push(move)
+        if not report.duals:
+            print("No duals on the main line.")
     if report.intended is not None:
         check = report.intended
         verdict = "sound" if check.forced and check.minimal and not check.problem else "flawed"
@@ -231,6 +236,71 @@ def cmd_verify(args: argparse.Namespace) -> int:
         print(f"unproven: {item}")
     print("Sound." if status == 0 else "Interrupted (exit status 130)." if status == 130
           else "Not sound (exit status 1).")
+    return status
+
+
+def cmd_draw(args: argparse.Namespace, bound: int | None, line: str | None = None) -> int:
+    """``verify --stipulation draw`` and ``solve --draw``: the draw analysis of
+    :mod:`solver.draw` (exit status 0: the draw is proven, by a table, or holds within the
+    bound for both sides with nothing unproven; 1 otherwise; 130 interrupted)."""
+    from tablebases.build import BuildError
+    from tablebases.format import CorruptTableError
+
+    from .draw import analyse_draw, analysis_json, build_tables, report_lines, table_need
+
+    if line is not None:
+        return fail(args, "--line checks a mating line; a draw study's line is found by the "
+                          "analysis (leave --line out with --stipulation draw)")
+    board = read_board(args.fen, args)
+    if board is None:
+        return 1
+    if args.build_tables and not args.no_tables:
+        from tablebases.paths import default_directory
+
+        directory = args.tables or default_directory()
+        need = table_need(board, directory, args.threads)
+        if not need.present:
+            print(need.describe(), file=sys.stderr)
+            if need.fits:
+                try:
+                    build_tables(need, directory, args.threads,
+                                 log=lambda text: print(text, file=sys.stderr))
+                except (BuildError, CorruptTableError, OSError) as error:
+                    return fail(args, f"building {need.material}: {error}")
+                except KeyboardInterrupt:
+                    fail(args, f"building {need.material} was interrupted")
+                    return 130
+    tablebase = _open_tables(args)
+    progress = LiveProgress(args.json)
+    progress.entries = 1 << args.table_bits
+    try:
+        with _interruptible(progress, tablebase):
+            analysis = analyse_draw(
+                board, bound or DEFAULT_DRAW_BOUND, tablebase, _limits(args, draw=True),
+                args.rules, progress, phase=progress.set_phase, traps=not args.no_traps,
+                line=not args.no_line, trap_moves=args.trap_moves, line_plies=args.line_plies,
+                threads=args.threads)
+    except SolverError as error:
+        return fail(args, str(error))
+    proven = analysis.verdict in (DrawVerdict.DRAW, DrawVerdict.NO_WIN) and not analysis.unproven
+    status = 130 if progress.cancelled else 0 if proven else 1
+    if progress.cancelled:
+        analysis.unproven.insert(0, "interrupted (Ctrl-C): the analysis is incomplete")
+    if args.json:
+        emit({**analysis_json(analysis), "interrupted": progress.cancelled})
+        return status
+    for text in report_lines(analysis, board, args.notation):
+        print(text)
+    if status == 130:
+        print("Interrupted (exit status 130).")
+    elif analysis.verdict == DrawVerdict.DRAW and proven:
+        print("Sound: the draw is proven.")
+    elif proven:
+        print(f"Sound within {analysis.bound} moves (a bounded proof, not a proven draw).")
+    elif analysis.unsound:
+        print("Unsound: a side forces a win (exit status 1).")
+    else:
+        print("Not proven (exit status 1).")
     return status
 
 
@@ -277,6 +347,8 @@ def _at_least(minimum: float, kind=int):
             value = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"must be a finite number, not {text}")
         if value < minimum:
             raise argparse.ArgumentTypeError(f"must be at least {minimum}, not {text}")
         return value
@@ -285,7 +357,7 @@ def _at_least(minimum: float, kind=int):
 
 MAX_MOVES_BOUND = 10_000   # attacker moves; a larger bound would overflow the search's C ints
 
-MAX_MOVES_BOUND = 10_000   # attacker moves; larger bounds would overflow the search's C ints
+
 def _at_most(maximum: int):
     """An argparse type: a whole number from 1 to ``maximum``."""
     def parse(text: str) -> int:
@@ -315,8 +387,9 @@ def _search_options(parser: argparse.ArgumentParser, per_search: bool = False) -
     each = " per search" if per_search else ""
     parser.add_argument("--nodes", type=_at_least(0), default=0,
                         help=f"node budget{each} (0: none)")
-    parser.add_argument("--seconds", type=_at_least(0.0, float), default=0.0,
-                        help="time budget (0: none)")
+    parser.add_argument("--seconds", type=_at_least(0.0, float), default=None,
+                        help="time budget (0: none; default none, for a draw analysis "
+                             f"{DEFAULT_DRAW_SECONDS:.0f})")
     parser.add_argument("--table-bits", type=_table_bits, default=22,
                         help="transposition table of 2^N entries, 32 bytes each (default 22)")
     parser.add_argument("--orders", type=_orders, default=DEFAULT_LAMBDA_ORDERS,
@@ -337,9 +410,13 @@ def _solve_arguments(solve_: argparse.ArgumentParser) -> None:
                         help="bound on the attacker's moves (default "
                              f"{DEFAULT_MAX_MOVES[Mode.CHECKS]} with --checks, else "
                              f"{DEFAULT_MAX_MOVES[Mode.ANY]})")
+    solve_.add_argument("--draw", action="store_true",
+                        help="a draw study (红先和): tables, bounded proofs for both sides, "
+                             "traps and the drawing line (--max-moves: the bound)")
     add_notation_option(solve_)
     add_json_option(solve_)
     _search_options(solve_)
+    _draw_options(solve_)
     solve_.set_defaults(handler=cmd_solve)
 
 
@@ -354,7 +431,27 @@ def _verify_arguments(verify: argparse.ArgumentParser) -> None:
     add_notation_option(verify)
     add_json_option(verify)
     _search_options(verify, per_search=True)
+    _draw_options(verify)
     verify.set_defaults(handler=cmd_verify)
+
+
+def _draw_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("draw analysis (verify --stipulation draw, solve --draw)")
+    group.add_argument("--rules", choices=RULE_SETS, default="chinese",
+                       help="repetition rules (棋例) that judge every repetition (default "
+                            "chinese)")
+    group.add_argument("--build-tables", action="store_true",
+                       help="build the missing table of the position's material first, if it "
+                            "fits in memory (its time and memory are said)")
+    group.add_argument("--threads", type=_at_most(1024), default=1,
+                       help="threads of a table build (default 1)")
+    group.add_argument("--trap-moves", type=_at_most(1000), default=DEFAULT_TRAP_MOVES,
+                       help="first moves examined for traps, checks and captures first "
+                            f"(default {DEFAULT_TRAP_MOVES})")
+    group.add_argument("--line-plies", type=_at_most(MAX_MOVES_BOUND), default=DEFAULT_LINE_PLIES,
+                       help=f"plies of the drawing line at most (default {DEFAULT_LINE_PLIES})")
+    group.add_argument("--no-traps", action="store_true", help="do not look for traps")
+    group.add_argument("--no-line", action="store_true", help="no drawing line")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -11,7 +11,8 @@ Terms as composers use them:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from xiangqi import Board, Move
 from xiangqi.notation import NotationError, parse_line, write_line
@@ -28,6 +29,9 @@ from .types import (
     Verdict,
     mode_of,
 )
+
+if TYPE_CHECKING:
+    from .draw import DrawAnalysis
 
 _VERDICTS = {PROVEN: Verdict.MATE, DISPROVEN: Verdict.NO_MATE}   # else Verdict.UNKNOWN
 
@@ -82,6 +86,7 @@ class SoundnessReport:
     exact: bool = True          # False: a mate in ``length`` is proven, a shorter one not ruled out
     draw: DrawCheck | None = None
     unproven: list[str] = field(default_factory=list)
+    analysis: DrawAnalysis | None = None     # a draw stipulation's full analysis
 
     @property
     def sound(self) -> bool:
@@ -91,16 +96,21 @@ class SoundnessReport:
 def verify(board: Board, stipulation: str = Stipulation.WIN, moves: int | None = None,
            line: str | list[str] | None = None, tablebase=None,
            limits: Limits | None = None,
-           progress: Callable[[int, int], bool | None] | None = None) -> SoundnessReport:
+           progress: Callable[[int, int], bool | None] | None = None,
+           **draw_options) -> SoundnessReport:
     """Check a problem: ``stipulation`` "win" (mate, quiet moves allowed), "checks" (every
     attacker move checks) or "draw" (红先和: neither side can force a win).  ``moves`` is the
     stipulated number of attacker moves (default: the forced length).  ``progress`` is the
     searches' hook as in :func:`solver.search.solve`; returning True cancels, and the report
-    is then incomplete."""
+    is then incomplete.  ``draw_options`` go to :func:`solver.draw.analyse_draw` (``rules``,
+    ``phase``, ``traps``, ``line``, ``trap_moves``, ``line_plies``)."""
     if stipulation not in STIPULATIONS:
         raise SolverError(f"unknown stipulation {stipulation!r}: use win, checks or draw")
     if stipulation == Stipulation.DRAW:
-        return _verify_draw(board, moves or DEFAULT_DRAW_BOUND, tablebase, limits, progress)
+        return _verify_draw(board, moves or DEFAULT_DRAW_BOUND, tablebase, limits, progress,
+                            **draw_options)
+    if draw_options:
+        raise SolverError(f"{', '.join(draw_options)}: options of the draw stipulation only")
     mode = mode_of(stipulation)
     solver = Solver(board, mode, limits, tablebase, progress)
     search_bound = moves or DEFAULT_MAX_MOVES[mode]
@@ -233,52 +243,32 @@ def _moves(count: int) -> str:
     return f"{count} move" if count == 1 else f"{count} moves"
 
 
-def _verify_draw(board: Board, bound: int, tablebase, limits: Limits | None,
-                 progress) -> SoundnessReport:
-    # A draw that rests on a forbidden perpetual attack is no draw: judge every repetition
-    # by the full 棋例 (the Chinese rules unless the limits name others).
-    limits = replace(limits or Limits(),
-                     repetition_rules=(limits.repetition_rules if limits else None) or "chinese")
-    red = Solver(board, Mode.ANY, limits, tablebase, progress)
-    status, length = red.shortest(red.board, bound)
-    # Black wins if, whatever Red plays, Black mates: an AND root with Black attacking.
-    black_status, black_length = _defender_wins(board, bound, tablebase, limits, progress)
-    check = DrawCheck(_VERDICTS.get(status, Verdict.UNKNOWN), length,
-                      _VERDICTS.get(black_status, Verdict.UNKNOWN),
-                      black_length, bound, limits.repetition_rules or "chinese")
-    if status == DISPROVEN and black_status == DISPROVEN:
-        verdict = DrawVerdict.DRAW
-    elif status == PROVEN:
-        verdict = DrawVerdict.RED_WINS
-    elif black_status == PROVEN:
-        verdict = DrawVerdict.BLACK_WINS
+def _verify_draw(board: Board, bound: int, tablebase, limits: Limits | None, progress,
+                 **options) -> SoundnessReport:
+    """The draw stipulation: :func:`solver.draw.analyse_draw` (tables first, then the bounded
+    proofs for each side, the traps and the drawing line), as a soundness report.  A draw
+    that rests on a forbidden perpetual attack is no draw: every repetition is judged by the
+    full 棋例 (the Chinese rules unless ``rules`` or the limits name others)."""
+    from .draw import analyse_draw
+
+    rules = options.pop("rules", None) or (limits.repetition_rules if limits else None) \
+        or "chinese"
+    analysis = analyse_draw(board, bound, tablebase, limits, rules, progress, **options)
+    red, black = analysis.red, analysis.black
+    if red is None or black is None:        # settled by the table: exact, for any length
+        winner = {DrawVerdict.RED_WINS: 0, DrawVerdict.BLACK_WINS: 1}.get(analysis.verdict)
+        length = (len(analysis.table_line) + 1) // 2 if winner is not None else None
+        red_verdict = Verdict.MATE if winner == board.turn else Verdict.NO_MATE
+        black_verdict = Verdict.MATE if winner == board.turn ^ 1 else Verdict.NO_MATE
+        check = DrawCheck(red_verdict, length if winner == board.turn else None,
+                          black_verdict, length if winner == board.turn ^ 1 else None,
+                          bound, rules)
     else:
-        verdict = DrawVerdict.UNKNOWN
-    report = SoundnessReport(Stipulation.DRAW, verdict, None, bound, draw=check)
-    if status not in (PROVEN, DISPROVEN):
-        report.unproven.append(f"whether Red mates within {bound} moves")
-    if black_status not in (PROVEN, DISPROVEN):
-        report.unproven.append(f"whether Black mates within {bound} moves")
+        check = DrawCheck(red.verdict, red.length, black.verdict, black.length, bound, rules)
+    main_line = analysis.table_line or next(
+        (proof.line for proof in (red, black) if proof and proof.verdict == Verdict.MATE), [])
+    report = SoundnessReport(Stipulation.DRAW, analysis.verdict, None, bound,
+                             main_line=list(main_line), draw=check,
+                             unproven=list(analysis.unproven))
+    report.analysis = analysis
     return report
-
-
-def _defender_wins(board: Board, bound: int, tablebase, limits: Limits | None, progress):
-    if not board.has_legal_move():
-        return PROVEN, 0
-    flipped_turn = board.copy()
-    solver = Solver(flipped_turn, Mode.ANY, limits, tablebase, progress)
-    solver.attacker = board.turn ^ 1
-    status, length = solver.search.value(board, bound, False)
-    if status != PROVEN or length is None:
-        return status, None
-    low, high = -1, length
-    while high - low > 1:
-        middle = (low + high) // 2
-        status, found = solver.search.value(board, middle, False)
-        if status == PROVEN and found is not None:
-            high = found
-        elif status == DISPROVEN:
-            low = middle
-        else:
-            return status, None
-    return PROVEN, high

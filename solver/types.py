@@ -27,7 +27,8 @@ class Verdict(StrEnum):
 
 class DrawVerdict(StrEnum):
     """The verdict of a draw stipulation (红先和): can either side force a win?"""
-    DRAW = "draw"
+    DRAW = "draw"                       # proven: a table shows it
+    NO_WIN = "no win within the bound"  # neither side forces a win within N: not a proof
     RED_WINS = "Red wins"
     BLACK_WINS = "Black wins"
     UNKNOWN = "unknown"

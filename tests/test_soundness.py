@@ -71,8 +71,11 @@ def test_draw_stipulation():
     assert verify(Board(ROOK_MATES), "draw", moves=2).verdict == "Red wins"
     black_rook = verify(Board("3k5/9/9/9/9/9/9/9/r8/4K4 w"), "draw", moves=4)
     assert black_rook.verdict == "Black wins" and black_rook.draw.black_wins == "mate"
-    qixing = verify(Board("4rk3/3P5/4bP3/9/9/8P/9/1p2p2C1/3p1p3/4K1RR1 w"), "draw", moves=2)
-    assert qixing.verdict == "draw" and qixing.unproven == []
+    # Neither side wins within 2 moves: a bounded result, never called a draw.
+    qixing = verify(Board("4rk3/3P5/4bP3/9/9/8P/9/1p2p2C1/3p1p3/4K1RR1 w"), "draw", moves=2,
+                    traps=False, line=False)
+    assert qixing.verdict == "no win within the bound" and qixing.unproven == []
+    assert qixing.draw.red_wins == qixing.draw.black_wins == "no mate" and qixing.draw.bound == 2
 
 
 def test_bad_stipulation():
@@ -125,8 +128,8 @@ def test_draw_verification_judges_repetitions_by_the_rules():
     # Rook against rook: a draw.  Every repetition in which the defender might be attacking
     # throughout is judged by the 棋例, and the verdict says which rules applied.
     board = Board("3k5/9/9/9/9/9/9/2r6/9/4K1R2 w")
-    report = verify(board, "draw", moves=3)
-    assert report.verdict == "draw" and report.draw.rules == "chinese"
+    report = verify(board, "draw", moves=3, traps=False, line=False)
+    assert report.verdict == "no win within the bound" and report.draw.rules == "chinese"
     judged = Solver(board, "any", Limits(repetition_rules="chinese"))
     plain = Solver(board, "any")
     assert judged.search.value(board, 4, True) == plain.search.value(board, 4, True) == \

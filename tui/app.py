@@ -161,9 +161,10 @@ class XQStudioApp(App[None]):
         assert self.analyse_screen is not None    # created by switch_mode
         return self.analyse_screen
 
-    def open_in_analyse(self, board: Board) -> None:
-        """Show ``board`` in analyse mode, as the start of a new line."""
-        self._show_analyse().load_position(board)
+    def open_in_analyse(self, board: Board, stipulation: str | None = None) -> None:
+        """Show ``board`` in analyse mode, as the start of a new line (``stipulation``: a
+        catalogue entry's, which sets the solver panel's mode: a draw study opens in 和)."""
+        self._show_analyse().load_position(board, stipulation)
 
     def action_browse_catalogue(self) -> None:
         """Show the catalogue's list (closing any practice over it)."""

@@ -151,7 +151,7 @@ def test_verify_reports_a_cooked_key_and_tries(tmp_path):
         await pilot.press("v")
         await finish(pilot)
         cooked = text_of(panel, "#solver-report")
-        await pilot.press("t", "v")
+        await pilot.press("t", "t", "v")            # any -> draw -> checks
         await finish(pilot)
         return cooked, text_of(panel, "#solver-report")
 
@@ -277,3 +277,30 @@ def test_verify_progress_hook_cancels():
     report = verify(Board(CHUN_LEI_JING_ZHE), "checks", limits=Limits(progress_nodes=4096),
                     progress=lambda nodes, used: True)
     assert report.verdict == "unknown" and report.unproven == ["the mate search hit a limit"]
+
+
+def test_a_draw_study_in_draw_mode(tmp_path):
+    # 《适情雅趣》 No. 550 (单相和马) with its table: the panel says the draw is proven by the
+    # table, names the trap and steps through the drawing line, which ends in a repetition.
+    from tablebases.build import build
+
+    build("KNKB", tmp_path, log=lambda line: None)
+    fen = "4k4/9/9/9/9/9/9/B4n3/9/3K5 w"
+    panel = SolverPanel(tmp_path, board=Board(fen), mode="checks")
+
+    async def scenario(pilot):
+        await pilot.press("t", "t")                 # checks -> any -> draw
+        assert panel.mode == "draw"
+        await pilot.press("s")
+        await finish(pilot)
+        await pilot.press("full_stop")
+        return (text_of(panel, "#solver-result"), text_of(panel, "#solver-line"),
+                text_of(panel, "#solver-report"))
+
+    result, line, report = drive(panel, scenario)
+    assert result == "Draw, proven (table KNKB)"
+    assert panel.analysis is not None and panel.analysis.line.end == "repetition"
+    assert line.startswith(f"Drawing line  step 1/{len(panel.analysis.line.steps)}")
+    board = Board(fen)
+    assert write_move(board, Move.from_iccs("a2c4"), "chinese") in report
+    assert "Draw by repetition" in report and "26.2" in report

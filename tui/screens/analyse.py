@@ -66,6 +66,7 @@ class AnalyseScreen(Screen):
         self._ply = 0
         self.rules = "chinese"      # the repetition rule set: chinese or asian
         self._announced: tuple | None = None
+        self._solver_mode: str | None = None   # a catalogue entry's, for the solver panel
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -103,8 +104,11 @@ class AnalyseScreen(Screen):
         """The position the line starts from."""
         return self._root.copy()
 
-    def load_position(self, board: Board) -> None:
-        """Start a new line from ``board`` (its move stack is dropped)."""
+    def load_position(self, board: Board, stipulation: str | None = None) -> None:
+        """Start a new line from ``board`` (its move stack is dropped); a ``stipulation``
+        ("checks", "win" or "draw", a catalogue entry's) sets the solver panel's mode."""
+        if stipulation is not None:     # applied by _show (the panel may not exist yet)
+            self._solver_mode = {"checks": "checks", "draw": "draw"}.get(stipulation, "any")
         self._root = board.copy(stack=False)
         self._line = []
         self._ply = 0
@@ -138,6 +142,10 @@ class AnalyseScreen(Screen):
                       self.query_one("#solver-panel", SolverPanel)):
             panel.notation = move_list.notation
             panel.show_position(board)
+        solver_panel = self.query_one("#solver-panel", SolverPanel)
+        solver_panel.rules = self.rules
+        if self._solver_mode is not None:
+            solver_panel.mode, self._solver_mode = self._solver_mode, None
         self.board = board
 
     def _repetition_note(self, board: Board) -> str:

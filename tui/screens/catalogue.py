@@ -30,6 +30,7 @@ from puzzles.catalogue import (
     Page,
     PatternProgress,
     PatternSummary,
+    draw_analysis,
     entry_progress,
     list_collections,
     list_patterns,
@@ -39,7 +40,8 @@ from puzzles.catalogue import (
     query,
 )
 from puzzles.paths import default_database
-from xiangqi import BLACK, Board
+from xiangqi import BLACK, Board, Move
+from xiangqi.notation import write_move
 
 from ..wide_text import display_width
 from ..widgets.board import BoardView
@@ -70,8 +72,13 @@ def entry_place(entry: Entry) -> str:
     return f"{entry.collection} {entry.number}"
 
 
-def entry_length(entry: Entry) -> str:
-    return "—" if entry.moves is None else f"mate in {entry.moves}"
+def entry_length(entry: Entry, long: bool = False) -> str:
+    """``mate in N``, or "—"; the preview (``long``) gives a draw study's line in plies."""
+    if entry.moves is None:
+        plies = len(entry.main_line_zh.split())
+        return f"drawing line of {plies} plies" if long and entry.stipulation == "draw" \
+            and plies else "—"
+    return f"mate in {entry.moves}"
 
 
 class CatalogueScreen(Screen):
@@ -338,10 +345,26 @@ class CatalogueScreen(Screen):
             text.append(f"\n{entry.collection} No. {entry.number} · verdict: {entry.verdict}")
         stipulation = STIPULATIONS.get(entry.stipulation, entry.stipulation)
         text.append(f"\n{SIDE_NAMES[board.turn]} to move · {stipulation} · "
-                    f"{entry_length(entry)}")
+                    f"{entry_length(entry, long=True)}")
+        analysis = draw_analysis(self.db, entry) if self.db is not None else None
+        if analysis is not None:
+            settled = analysis["settled_by"]
+            text.append(f"\nSettled by: {settled}" if settled not in ("", "-")
+                        else "\nNot settled within the analysis's budget")
+            text.append(f" (table: {analysis['table']})")
+            for trap in analysis["traps"][:4]:
+                move = write_move(board, Move.from_iccs(trap["move"]), "chinese")
+                after = board.copy(stack=False)
+                after.push(Move.from_iccs(trap["move"]))
+                refutation = write_move(after, Move.from_iccs(trap["refutation"]), "chinese") \
+                    if trap["refutation"] else "-"
+                text.append(f"\nTrap: {move}, refuted by {refutation} (mate in "
+                            f"{trap['length']})")
         if entry.main_line_zh:
             solution = numbered_words(entry.main_line_zh.split(), board.turn == BLACK)
-            text.append(f"\nSolution: {solution}")
+            label = "Drawing line" if entry.stipulation == "draw" else "Solution"
+            end = f" ({analysis['line_end']})" if analysis is not None else ""
+            text.append(f"\n{label}{end}: {solution}")
         if pattern is not None:
             text.append(f"\n{pattern.description_zh}\n{pattern.description_en}", style="dim")
         if entry.note:
@@ -373,7 +396,7 @@ class CatalogueScreen(Screen):
         if entry is None:
             self.app.bell()
             return
-        cast("XQStudioApp", self.app).open_in_analyse(Board(entry.fen))
+        cast("XQStudioApp", self.app).open_in_analyse(Board(entry.fen), entry.stipulation)
 
     def action_practise(self) -> None:
         """Play the highlighted entry's attacker against the studio's defence."""

@@ -1,5 +1,6 @@
 """``SolverPanel``: prove a mate for the side to move, step through the main line, and check a
-problem's soundness (key, cooks, tries, duals).
+problem's soundness (key, cooks, tries, duals); in draw mode (和), analyse a draw study: the
+table's exact value or the bounded proofs for both sides, the traps and the drawing line.
 
 The host calls :meth:`SolverPanel.show_position` when its position changes and shows the
 boards that :class:`SolverPanel.ShowLine` carries while the user steps through a line.
@@ -25,15 +26,24 @@ from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Static
 from textual.worker import Worker, WorkerState
 
+from solver.draw import DEFAULT_DRAW_SECONDS, DrawAnalysis, analyse_draw, report_lines
 from solver.search import DEFAULT_MAX_MOVES, Limits, Solver, SolverError, SolveResult, order_name
 from solver.soundness import SoundnessReport, verify
+from solver.types import DEFAULT_DRAW_BOUND, DrawVerdict
 from tablebases import open_tablebase
 from tablebases.paths import default_directory
 from xiangqi import Board, Move
 from xiangqi.notation import NOTATIONS, write_line, write_move
 
 SEARCH_GROUP = "solver-search"
-MODE_NAMES = {"checks": "连照 continuous check", "any": "any moves"}
+MODE_NAMES = {"checks": "连照 continuous check", "any": "any moves", "draw": "和 draw study"}
+# ``t`` goes through the modes in this order.
+MODE_CYCLE = {"checks": "any", "any": "draw", "draw": "checks"}
+
+
+def default_bound(mode: str) -> int:
+    """The bound a search of ``mode`` uses when the max-moves field is empty."""
+    return DEFAULT_DRAW_BOUND if mode == "draw" else DEFAULT_MAX_MOVES[mode]
 # Progress hook calls every 4,096 nodes (the search's finest step): the search holds the GIL
 # in between, so this keeps the screen and the keys responsive while it runs.
 PROGRESS_NODES = 4096
@@ -58,8 +68,12 @@ class _ProgressHook:
     def __init__(self, panel: SolverPanel, cancel: threading.Event) -> None:
         self.panel, self.cancel = panel, cancel
         self.solver: Solver | None = None       # set for solve (its proven bound is shown)
+        self.phase = ""                         # a draw analysis: what it searches now
         self.start = time.perf_counter()
         self.last_post = 0.0
+
+    def set_phase(self, text: str) -> None:
+        self.phase = text
 
     def __call__(self, nodes: int, table_used: int) -> bool:
         now = time.perf_counter()
@@ -67,7 +81,7 @@ class _ProgressHook:
             self.last_post = now
             solver = self.solver
             bound = solver.best_upper if solver is not None else None
-            order = solver.current_order if solver is not None else None
+            order = solver.current_order if solver is not None else self.phase or None
             self.panel.post_message(_SearchProgress(nodes, now - self.start, bound, order))
         return self.cancel.is_set()
 
@@ -164,7 +178,7 @@ class SolverPanel(Widget, can_focus=True):
     BINDINGS = [
         Binding("s", "solve", "Solve"),
         Binding("v", "verify", "Verify"),
-        Binding("t", "toggle_mode", "Mode (连照/any)"),
+        Binding("t", "toggle_mode", "Mode (连照/any/和)"),
         Binding("x,escape", "cancel", "Cancel search"),
         Binding("full_stop,right", "step(1)", "Line: next move"),
         Binding("comma,left", "step(-1)", "Line: previous move"),
@@ -177,7 +191,8 @@ class SolverPanel(Widget, can_focus=True):
     notation: reactive[str] = reactive("chinese")
     """How moves are written: ``chinese``, ``wxf``, ``iccs`` or ``code3``."""
     mode: reactive[str] = reactive("checks")
-    """``checks``: every attacker move checks (连照杀); ``any``: quiet moves allowed."""
+    """``checks``: every attacker move checks (连照杀); ``any``: quiet moves allowed; ``draw``:
+    a draw study (红先和), analysed by :func:`solver.draw.analyse_draw`."""
 
     class PlayLine(Message):
         """The user asked to play ``moves`` (the main line up to the step shown) from the
@@ -219,6 +234,8 @@ class SolverPanel(Widget, can_focus=True):
         self.board: Board | None = board.copy(stack=False) if board is not None else None
         self.result: SolveResult | None = None
         self.report: SoundnessReport | None = None
+        self.analysis: DrawAnalysis | None = None
+        self.rules = "chinese"            # the repetition rules of a draw analysis (the host's)
         self.line: list[Move] = []
         self.step = 0                     # plies of ``line`` played on the board shown
         self.running: str | None = None   # "solve" or "verify" while a search runs
@@ -237,7 +254,7 @@ class SolverPanel(Widget, can_focus=True):
         yield Button(self._mode_label(), id="solver-mode", compact=True)
         with Horizontal(id="solver-bound"):
             yield Label("max moves", id="solver-max-label")
-            yield Input(placeholder=str(DEFAULT_MAX_MOVES[self.mode]), type="integer",
+            yield Input(placeholder=str(default_bound(self.mode)), type="integer",
                         id="solver-max-moves", compact=True)
         with Horizontal(id="solver-actions"):
             yield Button("Solve (s)", id="solver-solve", variant="primary", compact=True)
@@ -261,6 +278,7 @@ class SolverPanel(Widget, can_focus=True):
             return
         self.board = board.copy(stack=False)
         self.result, self.report, self.line, self.step = None, None, [], 0
+        self.analysis = None
         self._message = ""
         if self.running:
             self._cancel_search()
@@ -276,7 +294,7 @@ class SolverPanel(Widget, can_focus=True):
 
     def validate_mode(self, mode: str) -> str:
         if mode not in MODE_NAMES:
-            raise ValueError(f"unknown mode {mode!r} (checks or any)")
+            raise ValueError(f"unknown mode {mode!r} (checks, any or draw)")
         return mode
 
     def watch_notation(self) -> None:
@@ -286,7 +304,7 @@ class SolverPanel(Widget, can_focus=True):
         if not self._ready:
             return
         self.query_one("#solver-mode", Button).label = self._mode_label()
-        self.query_one("#solver-max-moves", Input).placeholder = str(DEFAULT_MAX_MOVES[mode])
+        self.query_one("#solver-max-moves", Input).placeholder = str(default_bound(mode))
         self._redraw()
 
     def _mode_label(self) -> str:
@@ -295,12 +313,15 @@ class SolverPanel(Widget, can_focus=True):
     # -- starting and stopping searches ----------------------------------------------------
 
     def action_toggle_mode(self) -> None:
-        self.mode = "any" if self.mode == "checks" else "checks"
+        self.mode = MODE_CYCLE[self.mode]
 
     def action_solve(self) -> None:
-        """Prove the shortest mate within the max moves (default: the mode's bound)."""
+        """Prove the shortest mate within the max moves (default: the mode's bound); in draw
+        mode, analyse the draw study."""
         board = self.board
-        if board is not None and self._can_start():
+        if board is not None and self.mode == "draw":
+            self.action_analyse_draw()
+        elif board is not None and self._can_start():
             max_moves = self._max_moves() or DEFAULT_MAX_MOVES[self.mode]
             hook = self._start(board, "solve", max_moves)
             tablebase = self._open_tables()
@@ -313,11 +334,22 @@ class SolverPanel(Widget, can_focus=True):
         """Soundness of the problem "mate in N" (N: the max moves, default the forced
         length): key, cooks, tries and duals."""
         board = self.board
-        if board is not None and self._can_start():
+        if board is not None and self.mode == "draw":
+            self.action_analyse_draw()
+        elif board is not None and self._can_start():
             stipulated = self._max_moves()
             hook = self._start(board, "verify", stipulated)
             self._verify_in_thread(board, "checks" if self.mode == "checks" else "win",
                                    stipulated, hook)
+
+    def action_analyse_draw(self) -> None:
+        """The draw study (和): the table's value or both sides' bounded proofs, the traps and
+        the drawing line, within the bound (default 20) and 60 seconds."""
+        board = self.board
+        if board is not None and self._can_start():
+            bound = self._max_moves() or DEFAULT_DRAW_BOUND
+            hook = self._start(board, "draw analysis", bound)
+            self._draw_in_thread(board, bound, hook)
 
     def action_cancel(self) -> None:
         """Stop the running search; what it proved so far is kept."""
@@ -359,6 +391,7 @@ class SolverPanel(Widget, can_focus=True):
         self._solver = None
         hook = self._hook = _ProgressHook(self, self._cancel)
         self.result, self.report, self.line, self.step = None, None, [], 0
+        self.analysis = None
         self._message = ""
         bound = f"within {max_moves} moves" if max_moves else "its forced length"
         self.query_one("#solver-progress", Static).update(
@@ -392,6 +425,18 @@ class SolverPanel(Widget, can_focus=True):
             if tablebase is not None:
                 tablebase.close()
 
+    @work(thread=True, exclusive=True, group=SEARCH_GROUP, exit_on_error=False)
+    def _draw_in_thread(self, board: Board, bound: int, hook: _ProgressHook) -> DrawAnalysis:
+        tablebase = self._open_tables()
+        try:
+            return analyse_draw(board, bound, tablebase,
+                                Limits(seconds=DEFAULT_DRAW_SECONDS,
+                                       progress_nodes=PROGRESS_NODES),
+                                self.rules, hook, phase=hook.set_phase)
+        finally:
+            if tablebase is not None:
+                tablebase.close()
+
     @on(_SearchProgress)
     def _show_progress(self, message: _SearchProgress) -> None:
         if not self.running:
@@ -403,7 +448,7 @@ class SolverPanel(Widget, can_focus=True):
             bound = f"searching up to {self._run_max_moves} moves"
         else:
             bound = "searching for the forced length"
-        order = f" \u00b7 {message.order}" if message.order and self.mode == "any" else ""
+        order = f" \u00b7 {message.order}" if message.order and self.mode != "checks" else ""
         self.query_one("#solver-progress", Static).update(
             f"{self.running}: {message.nodes:,} nodes \u00b7 {rate / 1e3:,.0f} k nodes/s \u00b7 "
             f"{message.seconds:.1f} s \u00b7 {bound}{order}")
@@ -434,6 +479,14 @@ class SolverPanel(Widget, can_focus=True):
                 self._message = (f"Solve cancelled; a mate in at most {result.length} was "
                                  "proven before it stopped.")
             progress.update("")
+        elif job == "draw analysis":
+            analysis = self.analysis = worker.result
+            assert analysis is not None         # the DrawAnalysis
+            win: list[Move] = analysis.table_line or next(
+                (p.line for p in (analysis.red, analysis.black) if p and p.verdict == "mate"),
+                [])
+            self.line = list(analysis.line.moves if analysis.line is not None else win)
+            progress.update(f"{analysis.nodes:,} nodes in {analysis.seconds:.1f} s")
         elif job == "solve":
             result = self.result = worker.result
             assert result is not None           # the solve's SolveResult
@@ -528,6 +581,8 @@ class SolverPanel(Widget, can_focus=True):
             return Text("No position.")
         if self.running:
             return Text("")
+        if self.analysis is not None:
+            return self._analysis_verdict(self.analysis)
         result = self.result
         if result is None and self.report is None:
             return Text(f"s solves, v verifies ({MODE_NAMES[self.mode]}).", style="dim")
@@ -549,13 +604,27 @@ class SolverPanel(Widget, can_focus=True):
             return Text(f"No {kind}mate within {result.max_moves} moves", style="red")
         return Text(f"Unknown: {reason} before the search finished", style="yellow")
 
+    def _analysis_verdict(self, analysis: DrawAnalysis) -> Text:
+        if analysis.verdict == DrawVerdict.DRAW:
+            return Text(f"Draw, proven ({analysis.settled_by})", style="green")
+        if analysis.verdict == DrawVerdict.NO_WIN:
+            return Text(f"No forced win for either side within {analysis.bound} moves "
+                        "(bounded: not a proven draw)", style="green")
+        if analysis.unsound:
+            return Text(f"{analysis.verdict} ({analysis.settled_by}): the draw claim is "
+                        "unsound", style="red")
+        return Text(f"Unproven within the budget (bound {analysis.bound})", style="yellow")
+
     def _draw_line(self) -> None:
         widget = self.query_one("#solver-line", Static)
         if not self.line or self.board is None:
             widget.update("")
             return
         moves = write_line(self.board, self.line, self.notation)
-        text = Text("Main line", style="bold")
+        title = "Main line"
+        if self.analysis is not None:
+            title = "Drawing line" if self.analysis.line is not None else "The win"
+        text = Text(title, style="bold")
         text.append(f"  step {self.step}/{len(self.line)} \u00b7 . , step; g, Enter or a "
                     "click plays\n", style="dim")
         text.append_text(numbered(moves, self.board.turn, self.step or None))
@@ -563,6 +632,11 @@ class SolverPanel(Widget, can_focus=True):
 
     def _report_text(self) -> Text:
         report, board = self.report, self.board
+        if self.analysis is not None and board is not None:
+            # The verdict and the line are shown above; the rest of the report here.
+            lines = [line for line in report_lines(self.analysis, board, self.notation)
+                     if not line.startswith(("Verdict:", "Drawing line"))]
+            return Text("\n".join(lines))
         if report is None or board is None:
             return Text("")
         stipulation = "continuous check (连照)" if report.stipulation == "checks" else "mate"

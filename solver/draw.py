@@ -1,0 +1,817 @@
+"""Draw compositions (红先和): tables first, then the traps, the drawing line and the bounded
+proofs.
+
+A draw study asks Red to move and hold the draw.  :func:`analyse_draw` answers, in this order:
+
+1. the tables: if the position's material has a table, its value is exact (a draw, or a win
+   that makes the composition unsound); if not, the table that would settle it is named with
+   its estimated build time and memory (:func:`table_need`, built on request by
+   :func:`build_tables`);
+2. the bounded proof: "Red has no forced win within N moves" and "Black has no forced win
+   within N moves" (full-width df-pn, tablebase leaves, repetitions judged by the 棋例), with
+   the nodes, the time and what stayed unproven.  This is never called a draw: only a table
+   proves one;
+3. the traps (陷阱): Red's tempting first moves (checks and captures first) that lose to a
+   forced Black win, each with its refutation and its length;
+4. the drawing line: every Red move keeps at least a draw, Black resists (its moves keep its
+   own draw and leave Red the fewest holding replies), until the position is a table draw, a
+   repetition judged a draw under the rules chosen, or a natural-limit draw.
+
+>>> import tempfile
+>>> from tablebases import open_tablebase
+>>> from tablebases.build import build
+>>> from xiangqi import Board
+>>> directory = tempfile.mkdtemp()
+>>> _ = build("KCKN", directory, log=lambda line: None)
+>>> with open_tablebase(directory) as tablebase:
+...     analysis = analyse_draw(Board("2c6/4k4/4N4/9/9/9/9/9/9/4K4 w"), tablebase=tablebase,
+...                             line=False, traps=False)
+>>> str(analysis.verdict), analysis.settled_by
+('draw', 'table KCKN')
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from xiangqi import Board, Move
+from xiangqi.pieces import COLOR_NAMES
+from xiangqi.rules import adjudicate, natural_limit, ruleset
+
+from ._dfpn import DISPROVEN, PROVEN, UNKNOWN
+from .search import Limits, Solver, SolverError
+from .types import DEFAULT_DRAW_BOUND, DrawVerdict, Mode, Verdict
+
+# A draw search with no time budget given gets this many seconds (the CLI's and the TUI's
+# default): an unbounded draw proof can run for hours without a word.
+DEFAULT_DRAW_SECONDS = 60.0
+# Plies of the drawing line at most (the natural limit is 120 plies without a capture).
+DEFAULT_LINE_PLIES = 160
+# Red first moves examined for traps at most (checks and captures first).
+DEFAULT_TRAP_MOVES = 40
+# Shares of the budget: the proofs for Red and Black, the traps, the line (what a phase leaves
+# unused passes to the next).
+_SHARES = {"red": 0.3, "black": 0.3, "traps": 0.2, "line": 0.2}
+_STATUS_VERDICT = {PROVEN: Verdict.MATE, DISPROVEN: Verdict.NO_MATE, UNKNOWN: Verdict.UNKNOWN}
+
+
+@dataclass
+class TableNeed:
+    """The table of a position's material: present, or what building it would cost."""
+    material: str               # canonical name (a table serves the colour-flipped material)
+    present: bool
+    missing: list[str] = field(default_factory=list)   # tables a build makes, smallest first
+    seconds: float = 0.0        # estimated build time of ``missing``
+    memory: int = 0             # estimated peak bytes of the largest build among them
+    available: int = 0          # bytes the machine can give now
+    error: str | None = None    # why no table can exist (e.g. too many pieces to index)
+
+    @property
+    def fits(self) -> bool:
+        return self.error is None and self.memory <= self.available
+
+    def describe(self) -> str:
+        if self.present:
+            return f"table {self.material} present"
+        if self.error is not None:
+            return f"no table for {self.material}: {self.error}"
+        size = f"about {_bytes(self.memory)} of memory"
+        if not self.fits:
+            return (f"table {self.material} missing; it needs {size}, more than the "
+                    f"{_bytes(self.available)} available here")
+        return (f"table {self.material} missing; building it ({len(self.missing)} table(s)) "
+                f"takes about {_duration(self.seconds)} and {size} "
+                "(xqstudio tb build " + self.material + ", or --build-tables)")
+
+
+@dataclass
+class SideProof:
+    """Whether ``side`` forces a win within ``bound`` moves (full width, bounded)."""
+    side: str                   # "Red" or "Black"
+    verdict: Verdict            # mate (a forced win), no mate (none within the bound), unknown
+    length: int | None          # the winner's moves to mate
+    bound: int
+    nodes: int
+    seconds: float
+    line: list[Move] = field(default_factory=list)   # the win, when there is one
+    exact: bool = True          # False: a win within ``length`` proven, not its minimality
+    held: int = 0               # the largest bound proven to hold (no win within it)
+
+    def describe(self) -> str:
+        if self.verdict == Verdict.MATE:
+            at_most = "" if self.exact else "at most "
+            return f"{self.side} forces a win: mate in {at_most}{self.length}"
+        if self.verdict == Verdict.NO_MATE:
+            return f"{self.side} has no forced win within {self.bound} moves"
+        held = (f"{self.side} has no forced win within {self.held} moves; "
+                if self.held else "")
+        return f"{held}unproven whether {self.side} forces a win within {self.bound} moves"
+
+
+@dataclass
+class Trap:
+    """A tempting Red first move that loses: Black forces mate in ``length`` after it."""
+    move: Move
+    kind: str                   # "check", "capture", "check and capture" or "quiet"
+    refutation: Move | None     # Black's first move of the win
+    length: int | None          # Black's moves to mate after ``move``
+    line: list[Move] = field(default_factory=list)    # Black's win, from its refutation
+    source: str = "search"      # "table MATERIAL" or "search"
+
+
+@dataclass
+class LineStep:
+    move: Move
+    held: str                   # why the move keeps the mover's draw: a table, a search
+
+
+@dataclass
+class DrawLine:
+    steps: list[LineStep]
+    end: str                    # "table draw", "repetition", "natural limit", "ply limit",
+    #                             "unproven", "game over"
+    detail: str                 # the end in words (the rule clause, the table ...)
+
+    @property
+    def moves(self) -> list[Move]:
+        return [step.move for step in self.steps]
+
+    @property
+    def settled(self) -> bool:
+        """The line ends in a draw the rules or the tables establish."""
+        return self.end in ("table draw", "repetition", "natural limit")
+
+
+@dataclass
+class DrawAnalysis:
+    fen: str
+    verdict: DrawVerdict
+    settled_by: str             # "table KNKB", "search within 20", or "" (nothing settled)
+    bound: int
+    rules: str
+    table: TableNeed | None = None
+    table_value: str | None = None        # the table's value in words
+    table_line: list[Move] = field(default_factory=list)   # the win the table shows, if any
+    red: SideProof | None = None
+    black: SideProof | None = None
+    traps: list[Trap] = field(default_factory=list)
+    trap_moves_examined: int = 0
+    first_moves_held: list[Move] = field(default_factory=list)  # no loss within the bound
+    line: DrawLine | None = None
+    unproven: list[str] = field(default_factory=list)   # open questions about the verdict
+    open: list[str] = field(default_factory=list)       # traps and line left unsettled
+    nodes: int = 0
+    seconds: float = 0.0
+
+    @property
+    def sound(self) -> bool:
+        """The composition is a draw as claimed: proven by a table, nothing left open."""
+        return self.verdict == DrawVerdict.DRAW and not self.unproven
+
+    @property
+    def unsound(self) -> bool:
+        """A side forces a win: the draw claim is refuted."""
+        return self.verdict in (DrawVerdict.RED_WINS, DrawVerdict.BLACK_WINS)
+
+
+def _bytes(count: int) -> str:
+    if count < 2**30:
+        return f"{max(1, round(count / 2**20)):,} MiB"
+    return f"{count / 2**30:,.1f} GiB"
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    if seconds < 3600:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 2 * 86400:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:,.0f} days"
+
+
+# -- tables --------------------------------------------------------------------------------
+
+def table_need(board: Board, directory: Path | str | None, threads: int = 1) -> TableNeed:
+    """The table of ``board``'s material in ``directory``: present, or the tables a build
+    would make with its estimated time and peak memory."""
+    from tablebases.build import available_memory, estimated_seconds, memory_needed
+    from tablebases.format import table_path
+    from tablebases.material import Material, indexer_for
+
+    material = Material.from_board(board).canonical()
+    name = str(material)
+    if directory is not None and table_path(Path(directory), name).exists():
+        return TableNeed(name, True)
+    need = TableNeed(name, False, available=available_memory())
+    try:
+        size = indexer_for(material).size
+    except (ValueError, OverflowError) as error:
+        need.error = str(error)
+        return need
+    own = memory_needed(material, size, [])
+    if own > need.available:
+        need.memory = own
+        need.seconds = estimated_seconds(size, threads)
+        need.missing = [name]
+        return need
+    for sub in material.build_order():
+        sub_name = str(sub)
+        if directory is not None and table_path(Path(directory), sub_name).exists():
+            continue
+        sub_size = indexer_for(sub).size
+        sizes = [indexer_for(c).size for c in {c.canonical() for c in sub.captures()}]
+        need.missing.append(sub_name)
+        need.seconds += estimated_seconds(sub_size, threads)
+        need.memory = max(need.memory, memory_needed(sub, sub_size, sizes))
+    return need
+
+
+def build_tables(need: TableNeed, directory: Path | str, threads: int = 1,
+                 log: Callable[[str], None] = print) -> None:
+    """Build the table ``need`` names (and its sub-tables) into ``directory``."""
+    from tablebases.build import BuildError, build
+
+    if need.present:
+        return
+    if not need.fits:
+        raise BuildError(need.describe())
+    Path(directory).mkdir(parents=True, exist_ok=True)
+    build(need.material, directory, threads=threads, log=log)
+
+
+def _probe(tablebase, board: Board):
+    """The table value of ``board`` for its side to move, or None (no table)."""
+    if tablebase is None:
+        return None
+    from tablebases import MissingTableError
+
+    try:
+        return tablebase.probe(board)
+    except MissingTableError:
+        return None
+
+
+def _material(board: Board) -> str:
+    from tablebases.material import Material
+
+    return str(Material.from_board(board).canonical())
+
+
+def _holds(wdl: int) -> bool:
+    """A value (for the side to move) that is at least a draw under the natural limit."""
+    return wdl >= -1
+
+
+# -- searches --------------------------------------------------------------------------------
+
+class _Prover:
+    """One df-pn searcher per attacking colour, reused for every query (one transposition
+    table each); each query runs within its own time and node budget."""
+
+    def __init__(self, board: Board, limits: Limits, tablebase, progress) -> None:
+        self.solvers: dict[int, Solver] = {}
+        self.limits, self.tablebase, self.progress = limits, tablebase, progress
+        self.board = board
+        self.interrupted = False    # the progress hook asked to stop: every query after is off
+
+    def _hook(self, nodes: int, table_used: int) -> bool:
+        if self.progress is not None and self.progress(nodes, table_used):
+            self.interrupted = True
+        return self.interrupted
+
+    def solver(self, attacker: int) -> Solver:
+        solver = self.solvers.get(attacker)
+        if solver is None:
+            solver = Solver(self.board, Mode.ANY, replace(self.limits, seconds=0, nodes=0),
+                            self.tablebase, self._hook)
+            solver.attacker = attacker
+            self.solvers[attacker] = solver
+        return solver
+
+    @property
+    def nodes(self) -> int:
+        return sum(s.search.nodes for s in self.solvers.values())
+
+    def wins(self, attacker: int, board: Board, bound: int, seconds: float, nodes: int,
+             line: bool = False) -> tuple[str, int | None, list[Move], bool]:
+        """Does ``attacker`` force mate from ``board`` within ``bound`` moves?  (status,
+        length, the line when asked and proven, exact)."""
+        if self.interrupted:
+            return UNKNOWN, None, [], True
+        solver = self.solver(attacker)
+        search = solver.search
+        search.stopped = 0
+        search.deadline = time.time() + seconds if seconds > 0 else 0.0
+        search.node_limit = search.nodes + nodes if nodes > 0 else 0
+        solver.board = board.copy()
+        solver.best_upper = solver.best_order = None
+        status, length = solver.shortest(solver.board, bound)
+        exact = solver.exact
+        if status == UNKNOWN and solver.best_upper is not None:
+            status, length, exact = PROVEN, solver.best_upper, False
+        moves: list[Move] = []
+        if status == PROVEN and line and length and not self.interrupted:
+            # The line after the budget: following the proof in the table costs little.
+            search.stopped = 0
+            search.deadline = time.time() + max(5.0, seconds)
+            search.node_limit = search.nodes + 2_000_000
+            moves = solver.main_line(length, exact=exact)
+        return status, length, moves, exact
+
+    def cancelled(self) -> bool:
+        return self.interrupted
+
+    def close(self) -> None:
+        """Free the transposition tables now (the hook ties each search to this object)."""
+        for solver in self.solvers.values():
+            solver.search.progress = None
+        self.solvers.clear()
+
+
+class _Budget:
+    """The analysis's time and node budget, handed out phase by phase."""
+
+    def __init__(self, seconds: float, nodes: int, prover: _Prover) -> None:
+        self.seconds, self.nodes, self.prover = seconds, nodes, prover
+        self.start = time.time()
+        self.phases_left = list(_SHARES)
+
+    def phase(self, name: str) -> tuple[float, int]:
+        """(seconds, nodes) for the phase ``name`` (0: no limit)."""
+        share = _SHARES[name] / sum(_SHARES[p] for p in self.phases_left)
+        self.phases_left.remove(name)
+        seconds = max(0.05, share * self.seconds_left()) if self.seconds else 0.0
+        nodes = max(1000, int(share * self.nodes_left())) if self.nodes else 0
+        return seconds, nodes
+
+    def seconds_left(self) -> float:
+        return max(0.0, self.seconds - (time.time() - self.start))
+
+    def nodes_left(self) -> int:
+        return max(0, self.nodes - self.prover.nodes)
+
+
+def _kind(board: Board, move: Move) -> str:
+    check, capture = board.gives_check(move), board.is_capture(move)
+    if check and capture:
+        return "check and capture"
+    return "check" if check else "capture" if capture else "quiet"
+
+
+def tempting_order(board: Board) -> list[Move]:
+    """The legal moves, checks first, then captures, then the rest (each in ICCS order)."""
+    def key(move: Move) -> tuple[int, str]:
+        return ({"check and capture": 0, "check": 1, "capture": 2, "quiet": 3}[_kind(board, move)],
+                move.iccs())
+    return sorted(board.legal_moves, key=key)
+
+
+# -- the analysis ----------------------------------------------------------------------------
+
+def analyse_draw(board: Board, bound: int = DEFAULT_DRAW_BOUND, tablebase=None,
+                 limits: Limits | None = None, rules: str = "chinese",
+                 progress: Callable[[int, int], bool | None] | None = None,
+                 phase: Callable[[str], None] | None = None, traps: bool = True,
+                 line: bool = True, trap_moves: int = DEFAULT_TRAP_MOVES,
+                 line_plies: int = DEFAULT_LINE_PLIES, threads: int = 1) -> DrawAnalysis:
+    """Analyse ``board`` as a draw composition (the side to move holds the draw).
+
+    ``tablebase`` (from :func:`tablebases.open_tablebase`) settles every position whose
+    material it has; ``limits`` bounds the searches (its ``seconds`` and ``nodes`` are the
+    whole analysis's budget, shared out over its phases); ``rules`` ("chinese" or "asian")
+    judges every repetition.  ``phase(text)`` is told what is being searched (the progress
+    line's words, with the bound).  ``progress`` is the searches' hook (True cancels)."""
+    if bound < 1:
+        raise SolverError(f"the draw bound must be at least 1 move, not {bound}")
+    if trap_moves < 0 or line_plies < 0:
+        raise SolverError("the trap moves and line plies must be 0 or positive")
+    ruleset(rules)                  # an unknown rule set is refused here
+    if not board.has_legal_move():
+        raise SolverError("the side to move has no legal move: the game is already over")
+    limits = replace(limits or Limits(), repetition_rules=rules)
+    start = time.perf_counter()
+    directory = getattr(tablebase, "directory", None)
+    analysis = DrawAnalysis(board.fen(), DrawVerdict.UNKNOWN, "", bound, rules,
+                            table=table_need(board, directory, threads))
+    prover = _Prover(board, limits, tablebase, progress)
+    try:
+        _analyse(analysis, board, bound, tablebase, prover, rules, phase, traps, line,
+                 trap_moves, line_plies)
+        analysis.nodes = prover.nodes
+    finally:
+        prover.close()
+    analysis.seconds = time.perf_counter() - start
+    return analysis
+
+
+def _analyse(analysis: DrawAnalysis, board: Board, bound: int, tablebase, prover: _Prover,
+             rules: str, phase, traps: bool, line: bool, trap_moves: int,
+             line_plies: int) -> None:
+    budget = _Budget(prover.limits.seconds, prover.limits.nodes, prover)
+    say = phase or (lambda text: None)
+    value = _probe(tablebase, board)
+    holder = board.turn
+    if value is not None:
+        _from_table(analysis, board, value, tablebase)
+    else:
+        for side, key in ((holder, "red"), (holder ^ 1, "black")):
+            seconds, nodes = budget.phase(key)
+            before, clock = prover.nodes, time.perf_counter()
+            status, length, moves, exact, held = _deepening(prover, side, board, bound,
+                                                            seconds, nodes, say)
+            proof = SideProof(COLOR_NAMES[side], _STATUS_VERDICT[status], length, bound,
+                              prover.nodes - before, time.perf_counter() - clock, moves, exact,
+                              held)
+            setattr(analysis, key, proof)
+            if status == UNKNOWN:
+                analysis.unproven.append(f"whether {COLOR_NAMES[side]} forces a win within "
+                                         f"{bound} moves")
+        _verdict_from_search(analysis)
+    if traps and analysis.verdict != DrawVerdict.BLACK_WINS:
+        seconds, nodes = budget.phase("traps")
+        _find_traps(analysis, board, tablebase, prover, bound, seconds, nodes, trap_moves, say)
+    else:
+        budget.phase("traps")
+    if line and not analysis.unsound:
+        seconds, nodes = budget.phase("line")
+        first = (analysis.first_moves_held, [trap.move for trap in analysis.traps])
+        analysis.line = _drawing_line(board, tablebase, prover, rules, bound, seconds, nodes,
+                                      line_plies, value is not None, say, first)
+        if not analysis.line.settled:
+            analysis.open.append(f"the drawing line's end ({analysis.line.detail})")
+
+
+def _from_table(analysis: DrawAnalysis, board: Board, value, tablebase) -> None:
+    from tablebases.probe import describe
+
+    analysis.settled_by = f"table {_material(board)}"
+    analysis.table_value = describe(value, board.turn)
+    holder = board.turn
+    if _holds(value.wdl) and _holds(-value.wdl):
+        analysis.verdict = DrawVerdict.DRAW
+    else:
+        winner = holder if value.wdl > 0 else holder ^ 1
+        analysis.verdict = DrawVerdict.RED_WINS if winner == 0 else DrawVerdict.BLACK_WINS
+        analysis.table_line = tablebase.best_line(board)
+
+
+# The bounds of the deepening proofs (then the bound asked for).
+_DEEPENING = (2, 4, 6, 8, 10, 12, 15)
+
+
+def _deepening(prover: _Prover, side: int, board: Board, bound: int, seconds: float,
+               nodes: int, say) -> tuple[str, int | None, list[Move], bool, int]:
+    """Whether ``side`` wins within ``bound``, searched at growing bounds within one budget:
+    (status at ``bound``, length, line, exact, the largest bound proven to hold: no win)."""
+    deadline = time.time() + seconds if seconds else 0.0
+    node_end = prover.nodes + nodes if nodes else 0
+    held = 0
+    for step in [b for b in _DEEPENING if b < bound] + [bound]:
+        left = max(0.01, deadline - time.time()) if deadline else 0.0
+        nodes_left = max(1, node_end - prover.nodes) if node_end else 0
+        say(f"{COLOR_NAMES[side]} wins within {step}? (of {bound})")
+        status, length, moves, exact = prover.wins(side, board, step, left, nodes_left,
+                                                   line=True)
+        if status == PROVEN:
+            return status, length, moves, exact, held
+        if status == UNKNOWN:
+            return status, None, [], True, held
+        held = step
+        if deadline and time.time() >= deadline or node_end and prover.nodes >= node_end:
+            break
+    return (DISPROVEN, None, [], True, held) if held == bound else (UNKNOWN, None, [], True,
+                                                                      held)
+
+
+def _verdict_from_search(analysis: DrawAnalysis) -> None:
+    red, black = analysis.red, analysis.black
+    assert red is not None and black is not None
+    analysis.settled_by = f"search within {analysis.bound}"
+    holder_is_red = red.side == "Red"
+    if red.verdict == Verdict.MATE:
+        analysis.verdict = DrawVerdict.RED_WINS if holder_is_red else DrawVerdict.BLACK_WINS
+    elif black.verdict == Verdict.MATE:
+        analysis.verdict = DrawVerdict.BLACK_WINS if holder_is_red else DrawVerdict.RED_WINS
+    elif red.verdict == black.verdict == Verdict.NO_MATE:
+        analysis.verdict = DrawVerdict.NO_WIN
+    else:
+        analysis.verdict = DrawVerdict.UNKNOWN
+        analysis.settled_by = ""
+
+
+def _find_traps(analysis: DrawAnalysis, board: Board, tablebase, prover: _Prover, bound: int,
+                seconds: float, nodes: int, trap_moves: int, say) -> None:
+    holder = board.turn
+    candidates = tempting_order(board)[:trap_moves]
+    deadline = time.time() + seconds if seconds else 0.0
+    node_end = prover.nodes + nodes if nodes else 0
+    unsettled = 0
+    for index, move in enumerate(candidates):
+        if prover.cancelled():
+            break
+        left = len(candidates) - index
+        after = board.copy()
+        after.push(move)
+        analysis.trap_moves_examined += 1
+        value = _probe(tablebase, after)
+        if value is not None:
+            if value.wdl == 2:          # the opponent, to move, wins (not saved by the limit)
+                reply = tablebase.ranked_moves(after)[0].move if after.has_legal_move() else None
+                line_ = tablebase.best_line(after)
+                dtm = value.dtm or 0
+                analysis.traps.append(Trap(move, _kind(board, move), reply, (dtm + 1) // 2,
+                                           line_, f"table {_material(after)}"))
+            continue
+        if not after.has_legal_move():
+            continue                    # Red mated or stalemated Black: no trap
+        if deadline and time.time() >= deadline or node_end and prover.nodes >= node_end:
+            unsettled += 1
+            continue
+        each_seconds = max(0.02, (deadline - time.time()) / left) if deadline else 0.0
+        each_nodes = max(500, (node_end - prover.nodes) // left) if node_end else 0
+        say(f"trap {move.iccs()}: {COLOR_NAMES[holder ^ 1]} wins within {bound}?")
+        status, length, moves, _ = prover.wins(holder ^ 1, after, bound, each_seconds,
+                                               each_nodes, line=True)
+        if status == PROVEN:
+            analysis.traps.append(Trap(move, _kind(board, move), moves[0] if moves else None,
+                                       length, moves))
+        elif status == UNKNOWN:
+            unsettled += 1
+        else:
+            analysis.first_moves_held.append(move)
+    if unsettled:
+        analysis.open.append(f"whether {unsettled} of the {len(candidates)} first moves "
+                                 f"examined lose within {bound} moves")
+
+
+def _drawing_line(root: Board, tablebase, prover: _Prover, rules: str, bound: int,
+                  seconds: float, nodes: int, max_plies: int, root_in_table: bool,
+                  say, first: tuple[list[Move], list[Move]] = ([], [])) -> DrawLine:
+    """Both sides keep at least a draw; the holder (the side to move at the root) heads for
+    a repetition, a capture or a table draw; the other side picks the move that leaves the
+    holder the fewest holding replies, avoiding repetitions."""
+    holder = root.turn
+    board = root.copy()
+    steps: list[LineStep] = []
+    deadline = time.time() + seconds if seconds else 0.0
+    node_end = prover.nodes + nodes if nodes else 0
+    # Bounded checks of a move cost a full-width disproof each: a smaller bound than the
+    # root's keeps the line affordable (the table answers wherever it can).
+    check_bound = min(bound, 6)
+    while True:
+        if steps:
+            verdict = adjudicate(board, rules)
+            if verdict is not None and verdict.loser is None:
+                return DrawLine(steps, "repetition", str(verdict).splitlines()[0])
+            # A forbidden repetition: its loser must deviate, and the line goes on (the
+            # loser's moves that would repeat it again are not chosen).
+            if natural_limit(board, rules=rules).reached:
+                return DrawLine(steps, "natural limit",
+                                f"60 moves without a capture: a draw under the {rules} rules")
+            value = _probe(tablebase, board)
+            if value is not None and not root_in_table and _holds(value.wdl) and \
+                    _holds(-value.wdl):
+                return DrawLine(steps, "table draw",
+                                f"the table {_material(board)} shows a draw")
+        if not board.has_legal_move():
+            return DrawLine(steps, "game over", "the side to move has no legal move")
+        if len(steps) >= max_plies:
+            return DrawLine(steps, "ply limit", f"stopped after {max_plies} plies")
+        if prover.cancelled():
+            return DrawLine(steps, "unproven", "interrupted")
+        mover = board.turn
+        plies_left = max(1, max_plies - len(steps))
+        say(f"line ply {len(steps) + 1}: {COLOR_NAMES[mover]} holds within {check_bound}?")
+        if _probe(tablebase, board) is not None:
+            chosen = _table_choice(board, tablebase, rules, mover == holder)
+        else:
+            if deadline and time.time() >= deadline or node_end and prover.nodes >= node_end:
+                return DrawLine(steps, "unproven",
+                                f"the time or node budget ran out after {len(steps)} plies")
+            each_seconds = max(0.05, (deadline - time.time()) / min(plies_left, 20)) \
+                if deadline else 0.0
+            each_nodes = max(1000, (node_end - prover.nodes) // min(plies_left, 20)) \
+                if node_end else 0
+            held, losing = first if not steps else ([], [])
+            chosen = None
+            if held:        # the traps' searches proved this first move holds at the bound
+                chosen = LineStep(held[0], f"no {COLOR_NAMES[mover ^ 1]} win within {bound} "
+                                           "(search)")
+            if chosen is None:
+                chosen = _search_choice(board, tablebase, prover, rules, check_bound,
+                                        each_seconds, each_nodes, losing)
+        if chosen is None:
+            return DrawLine(steps, "unproven",
+                            f"no move of {COLOR_NAMES[mover]} was shown to hold at ply "
+                            f"{len(steps) + 1}")
+        steps.append(chosen)
+        board.push(chosen.move)
+
+
+def _repetition_loser(board: Board, rules: str) -> int | None:
+    verdict = adjudicate(board, rules)
+    return None if verdict is None else verdict.loser
+
+
+def _occurrences(board: Board) -> int:
+    """How often the position after the last move has occurred in the line (itself included)."""
+    history = board.copy()
+    key = history.fen().split(" ")[:2]
+    count = 1
+    while history.ply_count:
+        history.pop()
+        if history.fen().split(" ")[:2] == key:
+            count += 1
+    return count
+
+
+def _table_choice(board: Board, tablebase, rules: str, holding: bool) -> LineStep | None:
+    mover = board.turn
+    options = []
+    for ranked in tablebase.ranked_moves(board):
+        if not _holds(ranked.value.wdl):
+            continue
+        capture = board.is_capture(ranked.move)
+        board.push(ranked.move)
+        try:
+            if _repetition_loser(board, rules) == mover:
+                continue                    # a forbidden repetition: the mover must deviate
+            seen = _occurrences(board)
+            if holding:
+                key: tuple = (-seen, not capture, ranked.move.iccs())
+            else:
+                replies = sum(1 for r in tablebase.ranked_moves(board)
+                              if _holds(r.value.wdl)) if board.has_legal_move() else 0
+                key = (replies, seen, ranked.move.iccs())
+        finally:
+            board.pop()
+        options.append((key, ranked))
+    if not options:
+        return None
+    _, ranked = min(options, key=lambda option: option[0])
+    return LineStep(ranked.move, f"table {_material(board)}: "
+                                 f"{'draw' if ranked.value.wdl == 0 else 'holds'}")
+
+
+def _search_choice(board: Board, tablebase, prover: _Prover, rules: str, bound: int,
+                   seconds: float, nodes: int, losing: list[Move] | None = None
+                   ) -> LineStep | None:
+    """The first move (repetitions judged a draw first, then checks, captures, the rest)
+    after which the opponent has no forced win within ``bound`` moves."""
+    mover = board.turn
+    ordered = [move for move in tempting_order(board) if move not in (losing or [])]
+    repeating = []
+    for move in ordered:
+        board.push(move)
+        loser = _repetition_loser(board, rules)
+        seen = _occurrences(board)
+        board.pop()
+        if loser == mover:
+            continue
+        repeating.append((-seen, move))
+    repeating.sort(key=lambda item: item[0])
+    candidates = [move for _, move in repeating]
+    # The ply's budget goes half to the first candidate, half of the rest to the next ...:
+    # the likely moves (repetitions, checks, captures) get the most, and 12 are tried.
+    ply_deadline = time.time() + seconds if seconds else 0.0
+    node_end = prover.nodes + nodes if nodes else 0
+    for move in candidates[:12]:
+        if ply_deadline and time.time() >= ply_deadline or node_end and prover.nodes >= node_end:
+            break
+        per_seconds = max(0.02, (ply_deadline - time.time()) / 2) if ply_deadline else 0.0
+        per_nodes = max(500, (node_end - prover.nodes) // 2) if node_end else 0
+        after = board.copy()
+        after.push(move)
+        value = _probe(tablebase, after)
+        if value is not None:
+            if _holds(-value.wdl):
+                return LineStep(move, f"table {_material(after)}: "
+                                      f"{'draw' if value.wdl == 0 else 'holds'}")
+            continue
+        if not after.has_legal_move():
+            continue
+        status, _, _, _ = prover.wins(mover ^ 1, after, bound, per_seconds, per_nodes)
+        if status == DISPROVEN:
+            return LineStep(move, f"no {COLOR_NAMES[mover ^ 1]} win within {bound} (search)")
+    return None
+
+
+# -- the report ------------------------------------------------------------------------------
+
+def _numbered(board: Board, moves: list[Move], notation: str) -> str:
+    from xiangqi.notation import write_line
+
+    names = write_line(board, moves, notation)
+    parts, number, index = [], 1, 0
+    if board.turn == 1 and names:
+        parts.append(f"1. ... {names[0]}")
+        index, number = 1, 2
+    while index < len(names):
+        parts.append(f"{number}. " + " ".join(names[index:index + 2]))
+        index += 2
+        number += 1
+    return " ".join(parts)
+
+
+def report_lines(analysis: DrawAnalysis, board: Board, notation: str = "chinese",
+                 max_traps: int = 8) -> list[str]:
+    """The analysis in words, one line each (the CLI prints them, the TUI shows them)."""
+    from xiangqi.notation import write_line
+
+    lines = [f"Stipulation: draw (红先和); repetitions judged by the {analysis.rules} rules "
+             "(棋例)"]
+    if analysis.table is not None:
+        lines.append(f"Table: {analysis.table.describe()}")
+    if analysis.table_value is not None:
+        lines.append(f"  exact value (Red to move): {analysis.table_value}"
+                     if board.turn == 0 else f"  exact value: {analysis.table_value}")
+    for proof in (analysis.red, analysis.black):
+        if proof is not None:
+            lines.append(f"  {proof.describe()} ({proof.nodes:,} nodes, {proof.seconds:.1f} s)")
+    verdict = {
+        DrawVerdict.DRAW: f"draw ({analysis.settled_by}: exact)",
+        DrawVerdict.NO_WIN: (f"no forced win for either side within {analysis.bound} moves "
+                             "(bounded search: not a proof of a draw)"),
+        DrawVerdict.RED_WINS: f"Red wins ({analysis.settled_by}): the draw claim is unsound",
+        DrawVerdict.BLACK_WINS: f"Black wins ({analysis.settled_by}): the draw claim is unsound",
+        DrawVerdict.UNKNOWN: f"unproven within the budget (bound {analysis.bound} moves)",
+    }[analysis.verdict]
+    lines.append(f"Verdict: {verdict}")
+    win_line = analysis.table_line or next(
+        (p.line for p in (analysis.red, analysis.black) if p and p.verdict == Verdict.MATE), [])
+    if analysis.unsound and win_line:
+        lines.append("  the win: " + _numbered(board, win_line, notation))
+    tempting = [t for t in analysis.traps if t.kind != "quiet"]
+    quiet = [t for t in analysis.traps if t.kind == "quiet"]
+    if analysis.trap_moves_examined:
+        lines.append(f"Traps (陷阱): {len(tempting)} check/capture first move(s) lose "
+                     f"({analysis.trap_moves_examined} first moves examined)")
+        for trap in tempting[:max_traps]:
+            after = board.copy()
+            after.push(trap.move)
+            name = write_line(board, [trap.move], notation)[0]
+            refutation = write_line(after, [trap.refutation], notation)[0] \
+                if trap.refutation is not None else "-"
+            lines.append(f"  {name} ({trap.kind}): refuted by {refutation}, mate in "
+                         f"{trap.length} ({trap.source}): " + _numbered(after, trap.line[:9],
+                                                                        notation))
+        if len(tempting) > max_traps:
+            lines.append(f"  ... and {len(tempting) - max_traps} more")
+        if quiet:
+            names = [write_line(board, [t.move], notation)[0] for t in quiet[:6]]
+            more = f" and {len(quiet) - 6} more" if len(quiet) > 6 else ""
+            lines.append(f"  quiet first moves that lose too: {' '.join(names)}{more}")
+    if analysis.line is not None:
+        drawing = analysis.line
+        lines.append(f"Drawing line ({len(drawing.steps)} plies; ends: {drawing.end}): "
+                     + _numbered(board, drawing.moves, notation))
+        lines.append(f"  {drawing.detail}")
+        sources = sorted({step.held for step in drawing.steps})
+        if sources:
+            lines.append("  each move checked by: " + "; ".join(sources))
+    for item in analysis.unproven:
+        lines.append(f"unproven: {item}")
+    for item in analysis.open:
+        lines.append(f"not settled: {item}")
+    lines.append(f"{analysis.nodes:,} nodes in {analysis.seconds:.1f} s")
+    return lines
+
+
+def analysis_json(analysis: DrawAnalysis) -> dict:
+    """The analysis as JSON data (ICCS moves)."""
+    def moves(line: list[Move]) -> list[str]:
+        return [m.iccs() for m in line]
+
+    def proof(p: SideProof | None) -> dict | None:
+        if p is None:
+            return None
+        return {"side": p.side, "verdict": p.verdict, "length": p.length, "bound": p.bound,
+                "nodes": p.nodes, "seconds": round(p.seconds, 3), "exact": p.exact,
+                "held": p.held,
+                "line": moves(p.line)}
+
+    table = analysis.table
+    return {
+        "fen": analysis.fen, "verdict": analysis.verdict, "settled_by": analysis.settled_by,
+        "bound": analysis.bound, "rules": analysis.rules, "sound": analysis.sound,
+        "unsound": analysis.unsound,
+        "table": None if table is None else {
+            "material": table.material, "present": table.present, "missing": table.missing,
+            "estimated_seconds": round(table.seconds, 1), "memory_bytes": table.memory,
+            "fits": table.fits, "error": table.error, "text": table.describe()},
+        "table_value": analysis.table_value, "table_line": moves(analysis.table_line),
+        "red": proof(analysis.red), "black": proof(analysis.black),
+        "traps": [{"move": t.move.iccs(), "kind": t.kind,
+                   "refutation": t.refutation.iccs() if t.refutation else None,
+                   "length": t.length, "line": moves(t.line), "source": t.source}
+                  for t in analysis.traps],
+        "trap_moves_examined": analysis.trap_moves_examined,
+        "line": None if analysis.line is None else {
+            "moves": moves(analysis.line.moves), "end": analysis.line.end,
+            "detail": analysis.line.detail, "held": [s.held for s in analysis.line.steps]},
+        "unproven": analysis.unproven, "open": analysis.open,
+        "nodes": analysis.nodes, "seconds": round(analysis.seconds, 3),
+    }
