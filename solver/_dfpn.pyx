@@ -72,11 +72,12 @@ MAX_ORDER = MAX_LAMBDA_ORDER
 # Intermediate (pn, dn) pairs are stored under the key mixed with the number of attacker
 # moves left and the order, so one position met with different budgets keeps one entry per
 # budget; final proofs and disproofs use the plain key and answer every budget they cover.
-# What a table says of a position (see Search.table_verdict).
+# What a table or a repetition says of a node without searching it (Search.table_verdict,
+# Search.repetition_verdict): the attacker mates, fails, or the node stays open.
 cdef enum:
-    TABLE_NONE = -1
-    TABLE_FAILS = 0
-    TABLE_MATES = 1
+    LEAF_OPEN = -1
+    LEAF_FAILS = 0
+    LEAF_MATES = 1
 
 DEF MAX_REMAINING = 1024
 # The ``remaining`` of a disproof that holds however many moves are left (the defender mates).
@@ -556,44 +557,44 @@ cdef class Search:
         return self.tablebase_probe(codes, self.state.turn)
 
     cdef int repetition_verdict(self, bint or_node):
-        """The current position repeats one of the line: TABLE_MATES if the defender's move
+        """The current position repeats one of the line: LEAF_MATES if the defender's move
         made it while his perpetual check (or attack) is forbidden (the move is not his to
-        play: a loss for him, at length 0), TABLE_NONE if the attacker's move made it in such
+        play: a loss for him, at length 0), LEAF_OPEN if the attacker's move made it in such
         a cycle (the game goes on: the defender must deviate, and his move round the cycle
-        again is refuted one ply down), else TABLE_FAILS (a repetition wins the attacker
+        again is refuted one ply down), else LEAF_FAILS (a repetition wins the attacker
         nothing).  Counting the attacker's repetition as a win would give mate lengths
         shorter than the game's."""
         if (self.perpetual_check_rule and self.defender_must_deviate()) or (
                 self.repetition_judge is not None and
                 self.judge_repetition() == self.attacker ^ 1):
-            return TABLE_MATES if or_node else TABLE_NONE
-        return TABLE_FAILS
+            return LEAF_MATES if or_node else LEAF_OPEN
+        return LEAF_FAILS
 
     cdef int table_verdict(self, bint or_node, int remaining, int* length):
         """What a table says of the current position (``or_node``: the attacker to move)
-        with ``remaining`` attacker moves: TABLE_MATES (``length`` set to the moves to mate),
-        TABLE_FAILS (a draw, a defender's win, or a mate beyond the bound), or TABLE_NONE (no
+        with ``remaining`` attacker moves: LEAF_MATES (``length`` set to the moves to mate),
+        LEAF_FAILS (a draw, a defender's win, or a mate beyond the bound), or LEAF_OPEN (no
         table, or a mate that a continuous-check problem must still find by checks)."""
         cdef int code = self.tablebase_code(), plies, moves_to_mate
         if code < 0 or code == ILLEGAL:
-            return TABLE_NONE
+            return LEAF_OPEN
         self.tb_leaves += 1
         if code == 0:
-            return TABLE_FAILS          # a draw
+            return LEAF_FAILS          # a draw
         plies = code - 1
         if (plies % 2 == 1) != or_node:
-            return TABLE_FAILS          # the defender wins
+            return LEAF_FAILS          # the defender wins
         # The attacker mates in ``moves_to_mate`` moves at best (the tables' distances are
         # exact): beyond the bound is no mate of any kind; within it a mate, but a
         # continuous-check problem asks for one by checks only, so it searches on.
         moves_to_mate = (plies + 1) // 2 if or_node else plies // 2
         if moves_to_mate > remaining:
-            return TABLE_FAILS
+            return LEAF_FAILS
         if self.checks_only:
             self.tb_leaves -= 1
-            return TABLE_NONE
+            return LEAF_OPEN
         length[0] = moves_to_mate
-        return TABLE_MATES
+        return LEAF_MATES
 
     cdef bint over_limits(self):
         cdef double now
@@ -634,10 +635,10 @@ cdef class Search:
         if bs_repetitions(&self.state) > 0:
             tainted[0] = True
             verdict = self.repetition_verdict(or_node)
-            if verdict == TABLE_MATES:
+            if verdict == LEAF_MATES:
                 pn[0] = 0; dn[0] = INF
                 return
-            if verdict == TABLE_FAILS:
+            if verdict == LEAF_FAILS:
                 pn[0] = INF; dn[0] = 0
                 return
             must_deviate = True
@@ -657,10 +658,10 @@ cdef class Search:
             pn[0] = INF; dn[0] = 0
             return
         verdict = self.table_verdict(or_node, remaining, length)
-        if verdict == TABLE_FAILS:
+        if verdict == LEAF_FAILS:
             pn[0] = INF; dn[0] = 0
             return
-        if verdict == TABLE_MATES:
+        if verdict == LEAF_MATES:
             pn[0] = 0; dn[0] = INF
             return
         self.lookup(self.state.key, GATE_SALT if gated else 0, remaining, order, pn, dn, tainted)
@@ -909,17 +910,17 @@ cdef class Search:
         # as a leaf would be.
         if bs_repetitions(&self.state) > 0:
             verdict = self.repetition_verdict(or_node)
-            if verdict == TABLE_MATES:
+            if verdict == LEAF_MATES:
                 return PROVEN, 0
-            if verdict == TABLE_FAILS:
+            if verdict == LEAF_FAILS:
                 return DISPROVEN, None
         # (Expanded, a table-covered root whose defender must stop a perpetual check would
         # get back the checks that the table's value takes from him.)
         verdict = self.table_verdict(or_node, remaining, &length)
-        self.root_from_table = verdict != TABLE_NONE
-        if verdict == TABLE_MATES:
+        self.root_from_table = verdict != LEAF_OPEN
+        if verdict == LEAF_MATES:
             return PROVEN, length
-        if verdict == TABLE_FAILS:
+        if verdict == LEAF_FAILS:
             return DISPROVEN, None
         while pn != 0 and dn != 0 and not self.stopped:
             before = self.nodes
