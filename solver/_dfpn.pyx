@@ -541,6 +541,15 @@ cdef class Search:
                     return True
         return False
 
+    cdef bint has_reply_without_check(self, int* moves, int n) noexcept:
+        """Whether one of the ``n`` legal ``moves`` of the side to move gives no check."""
+        cdef int i
+        for i in range(n):
+            if not (bs_may_give_check(&self.state, moves[i]) and
+                    bs_gives_check(&self.state, moves[i])):
+                return True
+        return False
+
     cdef int piece_total(self) noexcept:
         return self.state.piece_count[0] + self.state.piece_count[1]
 
@@ -645,14 +654,27 @@ cdef class Search:
         n = 1
         if not or_node:
             # A defender in check has few replies, each to be refuted: counting them (cheap
-            # then) gives df-pn a truer proof number than one.
-            if in_check:
+            # then) gives df-pn a truer proof number than one.  With no attacker move left,
+            # his replies are looked at too (below).
+            if in_check or remaining <= 0:
                 n = bs_legal_moves(&self.state, replies)
             else:
                 n = 1 if bs_has_legal_move(&self.state) else 0
             if n == 0:                  # mated or stalemated: both lose in Xiangqi
                 pn[0] = 0; dn[0] = INF
                 return
+            if remaining <= 0 and self.repetition_judge is None and \
+                    self.has_reply_without_check(replies, n):
+                # The attacker has no move left, so any reply ends the line unmated; one
+                # that gives no check cannot complete a forbidden perpetual check either
+                # (without the full 棋例 judge, the only repetition the defender may lose
+                # by).  Settled here, the node is never expanded: otherwise every attacker
+                # move at the bound cost a generation and a look at each reply.
+                pn[0] = INF; dn[0] = 0
+                tainted[0] = False
+                return
+            if not in_check:
+                n = 1
         elif remaining <= 0 or (in_check and not bs_has_legal_move(&self.state)):
             # Out of moves, or mated by the defender's counter-attack.
             pn[0] = INF; dn[0] = 0
@@ -755,6 +777,13 @@ cdef class Search:
             self.evaluate_new(not or_node, child_remaining, order, i >= ungated, &cpn[i],
                               &cdn[i], &clen[i], &ctaint[i])
             bs_unmake(&self.state)
+            if not ctaint[i] and ((not or_node and cdn[i] == 0) or
+                                  (or_node and cpn[i] == 0 and clen[i] == 0)):
+                # Solved by this child, whatever the others are: a reply that refutes (the
+                # defender's checks come first, and a mating one is common), or a mate in
+                # one, which no other move beats.  The rest are not looked at.
+                n = i + 1
+                break
         while True:
             # Combine: OR takes the min pn, AND the min dn.  The other number uses the weak
             # proof number (Ueda et al.): the largest child value plus one per other unsolved
