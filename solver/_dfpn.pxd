@@ -85,7 +85,6 @@ cdef class Search:
     cdef bint defender_mates_at_once(self) noexcept
     cdef int piece_total(self) noexcept
     cdef int tablebase_code(self)
-    cdef bint has_reply_without_check(self, int* moves, int n) noexcept
     cdef int table_verdict(self, bint or_node, int remaining, int* length)
     cdef int repetition_verdict(self, bint or_node)
     cdef bint over_limits(self)

@@ -53,7 +53,7 @@ from libc.string cimport memset
 from libc.stdint cimport uint64_t, uint32_t, int32_t, uint8_t
 from posix.time cimport clock_gettime, timespec, CLOCK_REALTIME
 from xiangqi._core cimport (BaseBoard, BoardState, bs_init, bs_free, bs_copy, bs_make, bs_unmake,
-                            bs_make_null, bs_unmake_null, bs_has_legal_move,
+                            bs_make_null, bs_unmake_null, bs_has_legal_move, bs_has_quiet_legal_move,
                             bs_legal_moves, bs_king_attacked, bs_repetitions, sq90_of,
                             sq256_of, bs_may_give_check, bs_gives_check,
                             xq_move_from, xq_move_to, EMPTY, MAX_MOVES)
@@ -541,15 +541,6 @@ cdef class Search:
                     return True
         return False
 
-    cdef bint has_reply_without_check(self, int* moves, int n) noexcept:
-        """Whether one of the ``n`` legal ``moves`` of the side to move gives no check."""
-        cdef int i
-        for i in range(n):
-            if not (bs_may_give_check(&self.state, moves[i]) and
-                    bs_gives_check(&self.state, moves[i])):
-                return True
-        return False
-
     cdef int piece_total(self) noexcept:
         return self.state.piece_count[0] + self.state.piece_count[1]
 
@@ -653,18 +644,8 @@ cdef class Search:
             must_deviate = True
         n = 1
         if not or_node:
-            # A defender in check has few replies, each to be refuted: counting them (cheap
-            # then) gives df-pn a truer proof number than one.  With no attacker move left,
-            # his replies are looked at too (below).
-            if in_check or remaining <= 0:
-                n = bs_legal_moves(&self.state, replies)
-            else:
-                n = 1 if bs_has_legal_move(&self.state) else 0
-            if n == 0:                  # mated or stalemated: both lose in Xiangqi
-                pn[0] = 0; dn[0] = INF
-                return
             if remaining <= 0 and self.repetition_judge is None and \
-                    self.has_reply_without_check(replies, n):
+                    bs_has_quiet_legal_move(&self.state):
                 # The attacker has no move left, so any reply ends the line unmated; one
                 # that gives no check cannot complete a forbidden perpetual check either
                 # (without the full 棋例 judge, the only repetition the defender may lose
@@ -673,8 +654,15 @@ cdef class Search:
                 pn[0] = INF; dn[0] = 0
                 tainted[0] = False
                 return
-            if not in_check:
-                n = 1
+            # A defender in check has few replies, each to be refuted: counting them (cheap
+            # then) gives df-pn a truer proof number than one.
+            if in_check:
+                n = bs_legal_moves(&self.state, replies)
+            else:
+                n = 1 if bs_has_legal_move(&self.state) else 0
+            if n == 0:                  # mated or stalemated: both lose in Xiangqi
+                pn[0] = 0; dn[0] = INF
+                return
         elif remaining <= 0 or (in_check and not bs_has_legal_move(&self.state)):
             # Out of moves, or mated by the defender's counter-attack.
             pn[0] = INF; dn[0] = 0

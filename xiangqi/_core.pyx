@@ -672,6 +672,21 @@ cdef bint bs_has_legal_move(BoardState* s) noexcept nogil:
             return True
     return False
 
+cdef bint bs_has_quiet_legal_move(BoardState* s) noexcept nogil:
+    """Whether the side to move has a legal move that gives no check, stopping at the first
+    (a mate search asks it where the other side has no move left: such a reply ends the line,
+    and one that checks might complete a forbidden perpetual check)."""
+    cdef int moves[MAX_MOVES]
+    cdef int k = s.king_square[s.turn]
+    cdef int n = bs_pseudo_moves(s, moves)
+    cdef bint in_check = bs_king_attacked(s, s.turn)
+    cdef int i
+    for i in range(n):
+        if _pseudo_move_is_legal(s, k, in_check, moves[i]) and not (
+                bs_may_give_check(s, moves[i]) and bs_gives_check(s, moves[i])):
+            return True
+    return False
+
 cdef bint bs_may_give_check(BoardState* s, int move) noexcept nogil:
     """False only if the move surely gives no check (a cheap filter before bs_gives_check).
 
