@@ -53,7 +53,7 @@ from libc.string cimport memset
 from libc.stdint cimport uint64_t, uint32_t, int32_t, uint8_t
 from posix.time cimport clock_gettime, timespec, CLOCK_REALTIME
 from xiangqi._core cimport (BaseBoard, BoardState, bs_init, bs_free, bs_copy, bs_make, bs_unmake,
-                            bs_make_null, bs_unmake_null, bs_has_legal_move, bs_has_quiet_legal_move,
+                            bs_make_null, bs_unmake_null, bs_has_legal_move, bs_has_legal_move_in,
                             bs_legal_moves, bs_king_attacked, bs_repetitions, sq90_of,
                             sq256_of, bs_may_give_check, bs_gives_check,
                             xq_move_from, xq_move_to, EMPTY, MAX_MOVES)
@@ -645,7 +645,7 @@ cdef class Search:
         n = 1
         if not or_node:
             if remaining <= 0 and self.repetition_judge is None and \
-                    bs_has_quiet_legal_move(&self.state):
+                    bs_has_legal_move_in(&self.state, in_check, True):
                 # The attacker has no move left, so any reply ends the line unmated; one
                 # that gives no check cannot complete a forbidden perpetual check either
                 # (without the full 棋例 judge, the only repetition the defender may lose
@@ -659,11 +659,11 @@ cdef class Search:
             if in_check:
                 n = bs_legal_moves(&self.state, replies)
             else:
-                n = 1 if bs_has_legal_move(&self.state) else 0
+                n = 1 if bs_has_legal_move_in(&self.state, False, False) else 0
             if n == 0:                  # mated or stalemated: both lose in Xiangqi
                 pn[0] = 0; dn[0] = INF
                 return
-        elif remaining <= 0 or (in_check and not bs_has_legal_move(&self.state)):
+        elif remaining <= 0 or (in_check and not bs_has_legal_move_in(&self.state, True, False)):
             # Out of moves, or mated by the defender's counter-attack.
             pn[0] = INF; dn[0] = 0
             return
@@ -699,6 +699,7 @@ cdef class Search:
         cdef uint32_t cdn[MAX_MOVES]
         cdef int clen[MAX_MOVES]
         cdef bint ctaint[MAX_MOVES]
+        cdef uint8_t cchecks[MAX_MOVES]
         cdef int n, i, best, child_remaining, length, best_move, ungated
         cdef uint32_t pn, dn, best_value, second, child_thpn, child_thdn, value
         cdef uint32_t sum_value, other
@@ -707,7 +708,8 @@ cdef class Search:
         cdef bint tainted
         cdef uint64_t salt = GATE_SALT if gated else 0
         self.nodes += 1
-        self.note_check()
+        # (Whether the move that led here gave check is known: the parent noted it for this
+        # child before descending, and a pass or the root had it noted before.)
         if or_node and remaining <= 0:
             out_pn[0] = INF; out_dn[0] = 0; out_length[0] = 0; out_tainted[0] = False
             return
@@ -764,6 +766,8 @@ cdef class Search:
             bs_make(&self.state, moves[i])
             self.evaluate_new(not or_node, child_remaining, order, i >= ungated, &cpn[i],
                               &cdn[i], &clen[i], &ctaint[i])
+            if self.state.ply <= TRACKED_PLIES:
+                cchecks[i] = self.check_after[self.state.ply - 1]
             bs_unmake(&self.state)
             if not ctaint[i] and ((not or_node and cdn[i] == 0) or
                                   (or_node and cpn[i] == 0 and clen[i] == 0)):
@@ -822,6 +826,8 @@ cdef class Search:
                 if child_thpn > INF:
                     child_thpn = INF
             bs_make(&self.state, moves[best])
+            if self.state.ply <= TRACKED_PLIES:
+                self.check_after[self.state.ply - 1] = cchecks[best]
             self.mid(not or_node, child_remaining, order, best >= ungated, child_thpn,
                      child_thdn, &cpn[best], &cdn[best], &clen[best], &ctaint[best])
             bs_unmake(&self.state)

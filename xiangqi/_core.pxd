@@ -77,7 +77,7 @@ cdef int bs_legal_moves(BoardState* s, int* out) noexcept nogil
 cdef bint bs_king_attacked_by(BoardState* s, int side, int kinds) noexcept nogil
 cdef int bs_unmoves(BoardState* s, int side, int* out) noexcept nogil
 cdef bint bs_has_legal_move(BoardState* s) noexcept nogil
-cdef bint bs_has_quiet_legal_move(BoardState* s) noexcept nogil
+cdef bint bs_has_legal_move_in(BoardState* s, bint in_check, bint quiet) noexcept nogil
 cdef bint bs_gives_check(BoardState* s, int move) noexcept nogil
 cdef bint bs_may_give_check(BoardState* s, int move) noexcept nogil
 cdef unsigned long long bs_perft(BoardState* s, int depth) noexcept nogil

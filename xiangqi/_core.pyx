@@ -662,28 +662,21 @@ cdef bint bs_has_legal_move(BoardState* s) noexcept nogil:
     """Whether the side to move has a legal move: bs_legal_moves' test, stopping at the
     first one (searches ask this of nearly every node they reach, and the answer is nearly
     always yes within the first few moves)."""
-    cdef int moves[MAX_MOVES]
-    cdef int k = s.king_square[s.turn]
-    cdef int n = bs_pseudo_moves(s, moves)
-    cdef bint in_check = bs_king_attacked(s, s.turn)
-    cdef int i
-    for i in range(n):
-        if _pseudo_move_is_legal(s, k, in_check, moves[i]):
-            return True
-    return False
+    return bs_has_legal_move_in(s, bs_king_attacked(s, s.turn), False)
 
-cdef bint bs_has_quiet_legal_move(BoardState* s) noexcept nogil:
-    """Whether the side to move has a legal move that gives no check, stopping at the first
-    (a mate search asks it where the other side has no move left: such a reply ends the line,
-    and one that checks might complete a forbidden perpetual check)."""
+
+cdef bint bs_has_legal_move_in(BoardState* s, bint in_check, bint quiet) noexcept nogil:
+    """:func:`bs_has_legal_move` for a caller that knows whether the side to move is in
+    check; ``quiet``: only a move that gives no check counts (a mate search asks it where
+    the other side has no move left: such a reply ends the line, and one that checks might
+    complete a forbidden perpetual check)."""
     cdef int moves[MAX_MOVES]
     cdef int k = s.king_square[s.turn]
     cdef int n = bs_pseudo_moves(s, moves)
-    cdef bint in_check = bs_king_attacked(s, s.turn)
     cdef int i
     for i in range(n):
         if _pseudo_move_is_legal(s, k, in_check, moves[i]) and not (
-                bs_may_give_check(s, moves[i]) and bs_gives_check(s, moves[i])):
+                quiet and bs_may_give_check(s, moves[i]) and bs_gives_check(s, moves[i])):
             return True
     return False
 
