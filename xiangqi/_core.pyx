@@ -496,84 +496,92 @@ cdef bint bs_king_attacked_by(BoardState* s, int side, int kinds) noexcept nogil
 
 # -- move generation ---------------------------------------------------------------------
 
-cdef int bs_pseudo_moves(BoardState* s, int* out) noexcept nogil:
+cdef inline int _piece_pseudo_moves(BoardState* s, int f, int* out) noexcept nogil:
+    """The pseudo-legal moves of the piece of the side to move on ``f``."""
     cdef int side = s.turn
     cdef int own = side << 3
     cdef int n = 0
-    cdef int i, j, f, t, d, p, kind, forward
+    cdef int j, t, d, p, kind
+    cdef int forward = 16 if side == RED else -16
     cdef uint8_t* b = s.squares
-    forward = 16 if side == RED else -16
-    for i in range(s.piece_count[side]):
-        f = s.piece_squares[side][i]
-        kind = b[f] & 7
-        if kind == ROOK:
-            for j in range(4):
-                d = ORTHO[j]
-                t = f + d
-                while b[t] == EMPTY:
-                    out[n] = f | (t << 8); n += 1
-                    t += d
-                p = b[t]
-                if p != OFFBOARD and (p & BLACK_BIT) != own:
-                    out[n] = f | (t << 8); n += 1
-        elif kind == HORSE:
-            for j in range(8):
-                if b[f + HORSE_LEG[j]] != EMPTY:
-                    continue
-                t = f + HORSE_TO[j]
-                p = b[t]
-                if p == EMPTY or (p != OFFBOARD and (p & BLACK_BIT) != own):
-                    out[n] = f | (t << 8); n += 1
-        elif kind == CANNON:
-            for j in range(4):
-                d = ORTHO[j]
-                t = f + d
-                while b[t] == EMPTY:
-                    out[n] = f | (t << 8); n += 1
-                    t += d
-                if b[t] == OFFBOARD:
-                    continue
+    kind = b[f] & 7
+    if kind == ROOK:
+        for j in range(4):
+            d = ORTHO[j]
+            t = f + d
+            while b[t] == EMPTY:
+                out[n] = f | (t << 8); n += 1
                 t += d
-                while b[t] == EMPTY:
-                    t += d
-                p = b[t]
-                if p != OFFBOARD and (p & BLACK_BIT) != own:
-                    out[n] = f | (t << 8); n += 1
-        elif kind == PAWN:
-            t = f + forward
+            p = b[t]
+            if p != OFFBOARD and (p & BLACK_BIT) != own:
+                out[n] = f | (t << 8); n += 1
+    elif kind == HORSE:
+        for j in range(8):
+            if b[f + HORSE_LEG[j]] != EMPTY:
+                continue
+            t = f + HORSE_TO[j]
             p = b[t]
             if p == EMPTY or (p != OFFBOARD and (p & BLACK_BIT) != own):
                 out[n] = f | (t << 8); n += 1
-            if CROSSED[side][f]:
-                t = f + 1
+    elif kind == CANNON:
+        for j in range(4):
+            d = ORTHO[j]
+            t = f + d
+            while b[t] == EMPTY:
+                out[n] = f | (t << 8); n += 1
+                t += d
+            if b[t] == OFFBOARD:
+                continue
+            t += d
+            while b[t] == EMPTY:
+                t += d
+            p = b[t]
+            if p != OFFBOARD and (p & BLACK_BIT) != own:
+                out[n] = f | (t << 8); n += 1
+    elif kind == PAWN:
+        t = f + forward
+        p = b[t]
+        if p == EMPTY or (p != OFFBOARD and (p & BLACK_BIT) != own):
+            out[n] = f | (t << 8); n += 1
+        if CROSSED[side][f]:
+            t = f + 1
+            p = b[t]
+            if p == EMPTY or (p != OFFBOARD and (p & BLACK_BIT) != own):
+                out[n] = f | (t << 8); n += 1
+            t = f - 1
+            p = b[t]
+            if p == EMPTY or (p != OFFBOARD and (p & BLACK_BIT) != own):
+                out[n] = f | (t << 8); n += 1
+    elif kind == KING:
+        for j in range(4):
+            t = f + ORTHO[j]
+            if IN_PALACE[side][t]:
                 p = b[t]
-                if p == EMPTY or (p != OFFBOARD and (p & BLACK_BIT) != own):
+                if p == EMPTY or (p & BLACK_BIT) != own:
                     out[n] = f | (t << 8); n += 1
-                t = f - 1
+    elif kind == ADVISOR:
+        for j in range(4):
+            t = f + DIAG[j]
+            if IN_PALACE[side][t]:
                 p = b[t]
-                if p == EMPTY or (p != OFFBOARD and (p & BLACK_BIT) != own):
+                if p == EMPTY or (p & BLACK_BIT) != own:
                     out[n] = f | (t << 8); n += 1
-        elif kind == KING:
-            for j in range(4):
-                t = f + ORTHO[j]
-                if IN_PALACE[side][t]:
-                    p = b[t]
-                    if p == EMPTY or (p & BLACK_BIT) != own:
-                        out[n] = f | (t << 8); n += 1
-        elif kind == ADVISOR:
-            for j in range(4):
-                t = f + DIAG[j]
-                if IN_PALACE[side][t]:
-                    p = b[t]
-                    if p == EMPTY or (p & BLACK_BIT) != own:
-                        out[n] = f | (t << 8); n += 1
-        else:  # ELEPHANT
-            for j in range(4):
-                t = f + 2 * DIAG[j]
-                if OWN_HALF[side][t] and b[f + DIAG[j]] == EMPTY:
-                    p = b[t]
-                    if p == EMPTY or (p & BLACK_BIT) != own:
-                        out[n] = f | (t << 8); n += 1
+    else:  # ELEPHANT
+        for j in range(4):
+            t = f + 2 * DIAG[j]
+            if OWN_HALF[side][t] and b[f + DIAG[j]] == EMPTY:
+                p = b[t]
+                if p == EMPTY or (p & BLACK_BIT) != own:
+                    out[n] = f | (t << 8); n += 1
+    return n
+
+
+cdef int bs_pseudo_moves(BoardState* s, int* out) noexcept nogil:
+    cdef int side = s.turn
+    cdef int n = 0
+    cdef int i
+    for i in range(s.piece_count[side]):
+        n += _piece_pseudo_moves(s, s.piece_squares[side][i], out + n)
     return n
 
 cdef int bs_unmoves(BoardState* s, int side, int* out) noexcept nogil:
@@ -672,12 +680,16 @@ cdef bint bs_has_legal_move_in(BoardState* s, bint in_check, bint quiet) noexcep
     complete a forbidden perpetual check)."""
     cdef int moves[MAX_MOVES]
     cdef int k = s.king_square[s.turn]
-    cdef int n = bs_pseudo_moves(s, moves)
-    cdef int i
-    for i in range(n):
-        if _pseudo_move_is_legal(s, k, in_check, moves[i]) and not (
-                quiet and bs_may_give_check(s, moves[i]) and bs_gives_check(s, moves[i])):
-            return True
+    cdef int side = s.turn
+    cdef int n, i, piece
+    # Piece by piece, so that the usual answer (yes, within the first piece's moves) does
+    # not pay for generating them all.  The trial moves leave the piece list as it was.
+    for piece in range(s.piece_count[side]):
+        n = _piece_pseudo_moves(s, s.piece_squares[side][piece], moves)
+        for i in range(n):
+            if _pseudo_move_is_legal(s, k, in_check, moves[i]) and not (
+                    quiet and bs_may_give_check(s, moves[i]) and bs_gives_check(s, moves[i])):
+                return True
     return False
 
 cdef bint bs_may_give_check(BoardState* s, int move) noexcept nogil:
