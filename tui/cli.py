@@ -3,7 +3,8 @@
 One grammar, ``xqstudio GROUP ACTION [ARGUMENTS] [OPTIONS]`` (the README's "The command
 line" has the table): ``position perft|moves|check|judge``, ``tb build|probe|stats|verify|
 list``, ``problem solve|verify``, ``catalogue build|list|show|search|import|export`` and
-``studio``.  Every command but ``studio`` takes ``--json``; ``--tables DIR`` names the table
+``studio``, ``engine`` (UCI/UCCI for GUIs, ``engine.py``) and ``tb serve`` (the tables over
+HTTP, ``web.py``).  Every command but ``studio`` takes ``--json``; ``--tables DIR`` names the table
 directory and ``--notation`` (default chinese) the move notation wherever they apply.  Exit
 status: 0 ok; 1 the answer is negative or the input is bad; 2 usage; 130 interrupted.  The
 old spellings (``perft``, ``moves``, ``judge``, ``fen check``, ``solve``, ``verify``, ``tb
@@ -24,6 +25,8 @@ from tablebases import cli as tablebases_cli
 from xiangqi import FenError
 from xiangqi import cli as xiangqi_cli
 
+from . import engine, web
+
 # Packages that contribute subcommands, lowest layer first.
 COMMAND_MODULES = [xiangqi_cli, tablebases_cli, solver_cli, puzzles_cli]
 
@@ -36,6 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in COMMAND_MODULES:
         module.register(subparsers)
+    engine.register(subparsers)
+    web.register_serve(tablebases_cli.tb_actions(subparsers))
     studio = subparsers.add_parser(
         "studio", help="start the Textual studio (what xqstudio alone does in a terminal)")
     studio.add_argument("--fen", help="open analyse mode on this position (default: the studio "
