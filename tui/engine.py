@@ -78,6 +78,7 @@ MIN_BUDGET = 0.05               # seconds: the least a timed search gets
 OVERHEAD = 0.05                 # seconds kept back from movetime for the reply itself
 PV_PLIES = 120                  # the longest table line sent as a pv
 MATE_MODES = (Mode.ANY, Mode.CHECKS)
+NODES_PER_SECOND = 100_000      # about the solver's speed, to size a timed search's table
 
 # For the fallback move only (the material rule): rook 9, cannon and horse 4, ...
 _MATERIAL = {KING: 0, ADVISOR: 2, ELEPHANT: 2, HORSE: 4, ROOK: 9, CANNON: 4.5, PAWN: 1}
@@ -133,8 +134,24 @@ class Dialect:
                     square("abcdefghi".index(f2), int(r2) - offset))
         reason = why_illegal(board, move)
         if reason is not None:
-            raise CommandError(f"{text!r} is not legal: {reason}")
+            raise CommandError(f"{text!r} is not legal: {reason}{self._other_reading(board, text)}")
         return move
+
+    def _other_reading(self, board: Board, text: str) -> str:
+        """A hint where ``text`` is a legal move in the other dialect's rank numbering."""
+        other = UCCI if self.uci else UCI
+        match = (_UCCI_MOVE if other is UCCI else _UCI_MOVE).fullmatch(text.lower())
+        if match is None:
+            return ""
+        f1, r1, f2, r2 = match.groups()
+        offset = 1 if other is UCI else 0
+        move = Move(square("abcdefghi".index(f1), int(r1) - offset),
+                    square("abcdefghi".index(f2), int(r2) - offset))
+        if why_illegal(board, move) is not None:
+            return ""
+        return (f" (with {other.name.upper()}'s ranks, {'1..10' if other is UCI else '0..9'}, "
+                f"it would be {move.iccs()} in ICCS: this engine speaks {self.name.upper()} "
+                f"here, ranks {'1..10' if self.uci else '0..9'})")
 
     def mate_score(self, plies: int, winning: bool) -> str:
         """``mate 3`` / ``mate -2`` (UCI, in moves) or ``9995`` / ``-9996`` (UCCI)."""
@@ -561,6 +578,7 @@ class SearchThread(threading.Thread):
         self.release = threading.Event()      # bestmove may be sent
         if not (request.infinite or request.ponder):
             self.release.set()
+        self.table_bits = engine.table_bits
         self.started = time.perf_counter()
         self.last_info = self.started
         allowed = request.search_moves or board.legal_moves
@@ -667,7 +685,7 @@ class SearchThread(threading.Thread):
         if now - self.last_info >= INFO_EVERY:
             self.last_info = now
             elapsed = now - self.started
-            entries = 1 << self.engine.table_bits
+            entries = 1 << self.table_bits
             if self.dialect.uci:
                 self.engine.send(f"info nodes {nodes} nps {int(nodes / elapsed)} time "
                                  f"{int(1000 * elapsed)} hashfull "
@@ -682,8 +700,14 @@ class SearchThread(threading.Thread):
         bound = request.mate or (max(1, (request.depth + 1) // 2) if request.depth else
                                  DEFAULT_MAX_MOVES[mode])
         seconds = 0.0 if request.ponder else request.budget()
-        limits = Limits(nodes=request.nodes, seconds=seconds,
-                        table_bits=self.engine.table_bits, progress_nodes=PROGRESS_NODES)
+        self.table_bits = self.engine.table_bits
+        if seconds:
+            # A short search fills a small table only, and a fresh large one costs time to
+            # touch (0.5 s for 128 MB on first use): at most 4 entries per node it can visit.
+            fill = math.ceil(math.log2(seconds * 4 * NODES_PER_SECOND))
+            self.table_bits = min(self.table_bits, max(16, fill))
+        limits = Limits(nodes=request.nodes, seconds=seconds, table_bits=self.table_bits,
+                        progress_nodes=PROGRESS_NODES)
         tablebase = self.engine.tablebase()
         if tablebase is not None and not tablebase.materials():
             tablebase = None
