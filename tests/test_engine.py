@@ -17,7 +17,7 @@ import pytest
 
 from tablebases import open_tablebase
 from tablebases.build import build
-from tui.engine import Engine, GoRequest, parse_go, UCI
+from tui.engine import UCI, Engine, GoRequest, parse_go
 from xiangqi import Board
 
 VARIANT = "xiangqi"
