@@ -108,15 +108,16 @@ def position_document(tablebase: Tablebase, board: Board) -> dict[str, Any]:
                                  "wxf": write_move(board, move, "wxf"),
                                  "zeroing": board.is_capture(move),
                                  "forbidden": item.forbidden}
-        board.push_unchecked(move)
-        try:
-            if board.has_legal_move():
-                entry.update(value_fields(tablebase.probe(board)), checkmate=False,
-                             stalemate=False)
-            else:
+        after = item.after
+        assert after is not None                  # ranked_moves probed it
+        if after.wdl < 0 and after.dtm == 0:      # no move left there: mate or 困毙
+            board.push_unchecked(move)
+            try:
                 entry.update(_over(board))
-        finally:
-            board.pop()
+            finally:
+                board.pop()
+        else:
+            entry.update(value_fields(after), checkmate=False, stalemate=False)
         moves.append(entry)
     document["moves"] = moves
     return document
@@ -215,8 +216,11 @@ def create_app(service: TablebaseService):
 def bind(host: str, port: int) -> socket.socket:
     """A listening socket on ``host``:``port`` (0: a free port)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP named: asyncio sets TCP_NODELAY on the connections only then, and without
+    # it a keep-alive client waits 40 ms a response (Nagle against delayed ACKs).
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind((host, port))
     sock.listen(2048)
     sock.set_inheritable(True)
