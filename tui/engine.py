@@ -68,7 +68,10 @@ from xiangqi.notation import why_illegal
 PROTOCOLS = ("uci", "ucci")
 ENGINE_NAME = "XQ Studio"
 ENGINE_AUTHOR = "the XQ Studio authors"
-DEFAULT_HASH_MB = 128           # the solver's transposition table: 2**22 entries of 32 bytes
+# The solver's transposition table: 2**20 entries of 32 bytes.  ``problem solve`` uses 2**22,
+# but a fresh table's huge pages cost time when first touched (0.5 s to 3 s for 128 MB on a
+# busy machine, before the first ``bestmove``), and a GUI can ask for more.
+DEFAULT_HASH_MB = 32
 MAX_HASH_MB = 65536
 UCCI_MATE = 10000               # a UCCI mate score: UCCI_MATE - plies (ElephantEye's scale)
 PROGRESS_NODES = 4096           # solver progress calls: the GIL is let go this often
@@ -703,7 +706,7 @@ class SearchThread(threading.Thread):
         self.table_bits = self.engine.table_bits
         if seconds:
             # A short search fills a small table only, and a fresh large one costs time to
-            # touch (0.5 s for 128 MB on first use): at most 4 entries per node it can visit.
+            # touch (see DEFAULT_HASH_MB): at most 4 entries per node it can visit.
             fill = math.ceil(math.log2(seconds * 4 * NODES_PER_SECOND))
             self.table_bits = min(self.table_bits, max(16, fill))
         limits = Limits(nodes=request.nodes, seconds=seconds, table_bits=self.table_bits,
