@@ -4,6 +4,7 @@ is checked against Fairy-Stockfish (``pyffish``, variant ``xiangqi``, whose UCI 
 ranks 1..10 as the engine's UCI dialect does; UCCI's ICCS ranks 0..9 are converted)."""
 from __future__ import annotations
 
+import os
 import queue
 import re
 import subprocess
@@ -52,8 +53,11 @@ class Session:
 
     def _read(self) -> None:
         assert self.process.stdout is not None
-        for line in self.process.stdout:
-            self.lines.put(line.rstrip("\n"))
+        try:
+            for line in self.process.stdout:
+                self.lines.put(line.rstrip("\n"))
+        except ValueError:          # the test closed the pipe (a GUI that went away)
+            pass
         self.lines.put(None)
 
     def send(self, command: str) -> None:
@@ -200,6 +204,7 @@ def test_bad_commands_are_named_and_the_engine_goes_on(uci):
         "go movetime soon": "go movetime needs a number, not 'soon'",
         "go mate 0": "go mate needs a number of moves of at least 1",
         "go sideways": "go: unknown word 'sideways'",
+        "go mate 20000": "go mate 20000 is more than the solver can count",
         "go searchmoves h3e3 a1a1": "'a1a1' is not legal",
     }
     for command, expected in bad.items():
@@ -460,3 +465,52 @@ def test_hash_megabytes_become_table_bits():
     assert engine.table_bits == 22
     engine.hash_mb = 1
     assert engine.table_bits == 15
+
+
+def test_garbage_and_undecodable_input_never_crash_it(tables):
+    lines = [b"\xff\xfe\x00 position fen", b"go mate \xe4\xb8\xad", b"setoption name \x80",
+             b"position fen " + b"9/" * 40 + b"9 w", b"go depth 99999999999999999999",
+             b"   ", b"position startpos moves " + b"a1a2 " * 300, b"isready"]
+    process = subprocess.run(
+        [sys.executable, "-m", "tui.cli", "engine", "--tables", str(tables)],
+        input=b"\n".join(lines) + b"\n", capture_output=True, timeout=REPLY_SECONDS)
+    out = process.stdout.decode("utf-8")
+    assert process.returncode == 0 and b"Traceback" not in process.stderr, process.stderr
+    assert out.splitlines()[-1] == "readyok"
+    assert out.count("info string error: ") == 6, out
+
+
+def test_the_table_directory_option_switches_tables_on_and_off(tables, tmp_path):
+    session = Session("--tables", str(tmp_path / "none"))
+    session.send("uci")
+    session.until("uciok")
+    lines, _, _ = search(session, f"position fen {KRKA_WIN}", "go depth 2")
+    assert not any("table:" in line for line in lines)      # no tables: the solver answers
+    session.send(f"setoption name TablebasePath value {tables}")
+    lines, _, _ = search(session, f"position fen {KRKA_WIN}", "go depth 2")
+    assert any(line.startswith("info string table: Red wins") for line in lines)
+    session.send("setoption name TablebasePath value <empty>")
+    lines, _, _ = search(session, f"position fen {KRKA_WIN}", "go depth 2")
+    assert not any("table:" in line for line in lines)
+    session.send(f"setoption name TablebasePath value {tables / 'KRK.xqtb'}")
+    session.send("isready")
+    assert "is not a directory" in session.until("readyok")[0]
+    assert session.close() == 0
+
+
+def test_a_gui_that_goes_away_mid_search_ends_the_engine(tables):
+    """The GUI stops reading (its end of the engine's output is closed), then stops writing:
+    the engine's writes fail quietly and it exits 0 at the end of its input."""
+    read_end, write_end = os.pipe()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tui.cli", "engine", "--tables", str(tables)],
+        stdin=subprocess.PIPE, stdout=write_end, stderr=subprocess.PIPE, text=True)
+    os.close(write_end)
+    os.close(read_end)
+    assert process.stdin is not None and process.stderr is not None
+    process.stdin.write(f"uci\nposition fen {HARD}\ngo movetime 500\nisready\n")
+    process.stdin.flush()
+    time.sleep(1.0)
+    process.stdin.close()
+    assert process.wait(timeout=REPLY_SECONDS) == 0
+    assert "Traceback" not in process.stderr.read()

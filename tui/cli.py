@@ -3,12 +3,14 @@
 One grammar, ``xqstudio GROUP ACTION [ARGUMENTS] [OPTIONS]`` (the README's "The command
 line" has the table): ``position perft|moves|check|judge``, ``tb build|probe|stats|verify|
 list``, ``problem solve|verify``, ``catalogue build|list|show|search|import|export`` and
-``studio``, ``engine`` (UCI/UCCI for GUIs, ``engine.py``) and ``tb serve`` (the tables over
-HTTP, ``web.py``).  Every command but ``studio`` takes ``--json``; ``--tables DIR`` names the table
+``studio``.  Every command but ``studio`` takes ``--json``; ``--tables DIR`` names the table
 directory and ``--notation`` (default chinese) the move notation wherever they apply.  Exit
 status: 0 ok; 1 the answer is negative or the input is bad; 2 usage; 130 interrupted.  The
 old spellings (``perft``, ``moves``, ``judge``, ``fen check``, ``solve``, ``verify``, ``tb
 ... --dir``) still work and are not listed in the help.
+
+``engine`` (``engine.py``: UCI/UCCI for GUIs) and ``tb serve`` (``web.py``: the tables over
+HTTP) are front ends for other programs and take no ``--json``.
 
 ``xqstudio`` alone starts the studio when standard output is a terminal and prints the help
 otherwise (so scripts and CI never wait on a full-screen app); ``xqstudio studio [--fen FEN]``

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
+from solver.cli import MAX_MOVES_BOUND
 from solver.search import DEFAULT_MAX_MOVES, Limits, Solver, SolverError, SolveResult
 from solver.types import Mode, Verdict
 from tablebases import MissingTableError, open_tablebase
@@ -233,6 +234,9 @@ def parse_go(tokens: list[str], board: Board, dialect: Dialect, millis: bool) ->
             request.infinite = True               # UCCI: go depth infinite
         elif word in ("depth", "mate", "movestogo", "nodes"):
             value = int(_number(tokens, at, word))
+            if word in ("depth", "mate") and value > MAX_MOVES_BOUND:
+                raise CommandError(f"go {word} {value} is more than the solver can count "
+                                   f"(at most {MAX_MOVES_BOUND:,})")
             if word == "depth":
                 request.depth = max(1, value)
             elif word == "mate":
@@ -332,12 +336,18 @@ class Engine:
         self.millis = False
         self._tablebase: Tablebase | None = None
         self.search: SearchThread | None = None
+        self.closed = False                   # the output is gone: the engine winds up
 
     # output
     def send(self, line: str) -> None:
         with self._write:
-            self.out.write(line + "\n")
-            self.out.flush()
+            if self.closed:
+                return
+            try:
+                self.out.write(line + "\n")
+                self.out.flush()
+            except (BrokenPipeError, ValueError, OSError):   # the GUI has gone
+                self.closed = True
 
     def error(self, message: str) -> None:
         self.send(f"info string error: {message}")
@@ -560,7 +570,7 @@ class Engine:
     def run(self, lines: Iterable[str]) -> int:
         try:
             for line in lines:
-                if not self.handle(line):
+                if not self.handle(line) or self.closed:
                     break
         finally:
             self.stop()
