@@ -30,7 +30,8 @@ import time
 import urllib.parse
 from pathlib import Path
 
-from tablebases.build import build, indexer_for
+from bench_tb_probe import tables_for
+from tablebases.build import indexer_for
 from tablebases.material import Material
 from tablebases.probe import Tablebase
 from tablebases.values import ILLEGAL
@@ -143,13 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-seconds", type=float, default=120.0)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as scratch:
-        directory = args.dir
-        if directory is None:
-            directory = Path(scratch)
-            started = time.perf_counter()
-            build(MATERIALS, directory, log=lambda line: None)
-            print(f"built {', '.join(MATERIALS)} and their sub-tables in "
-                  f"{time.perf_counter() - started:.1f} s")
+        directory = tables_for(args.dir, Path(scratch), MATERIALS)
         fens = sample_fens(directory, args.positions, random.Random(2026))
         print(f"{len(fens)} positions; {args.requests} requests per round from {args.clients} "
               "clients, keep-alive, loopback")

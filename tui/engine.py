@@ -326,7 +326,6 @@ class Engine:
         self.out = out
         self.forced = protocol
         self.dialect = UCCI if protocol == "ucci" else UCI
-        self.handshaken = False
         self._write = threading.Lock()
         self.board = Board()
         self.banned: list[Move] = []
@@ -421,7 +420,6 @@ class Engine:
             raise CommandError(f"{wanted!r}: this engine was started with --protocol "
                                f"{self.forced}; send {self.forced!r}")
         self.dialect = UCI if wanted == "uci" else UCCI
-        self.handshaken = True
         name = f"{ENGINE_NAME} {engine_version()} (df-pn solver and tablebases)"
         tables = str(self.tables) if self.tables is not None else "<empty>"
         if self.dialect.uci:
