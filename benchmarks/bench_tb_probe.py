@@ -68,6 +68,17 @@ def sample_positions(directory: Path, count: int, rng: random.Random) -> list[Bo
     return boards
 
 
+def tables_for(directory: Path | None, scratch: Path, materials: list[str]) -> Path:
+    """``directory``, or else ``materials`` and their sub-tables built in ``scratch``."""
+    if directory is not None:
+        return directory
+    started = time.perf_counter()
+    build(materials, scratch, log=lambda line: None)
+    print(f"built {', '.join(materials)} and their sub-tables in "
+          f"{time.perf_counter() - started:.1f} s")
+    return scratch
+
+
 def rate(call, items: int, seconds: float) -> float:
     """Probes per second of ``call()`` (which probes ``items`` positions), repeated for at
     least ``seconds``."""
@@ -90,13 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory() as scratch:
-        directory = args.dir
-        if directory is None:
-            directory = Path(scratch)
-            started = time.perf_counter()
-            build(MATERIALS, directory, log=lambda line: None)
-            print(f"built {', '.join(MATERIALS)} and their sub-tables in "
-                  f"{time.perf_counter() - started:.1f} s")
+        directory = tables_for(args.dir, Path(scratch), MATERIALS)
         boards = sample_positions(directory, args.positions, random.Random(2026))
         placements = [(bytes(board._codes()), board.turn_code) for board in boards]
 

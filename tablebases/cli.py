@@ -326,6 +326,15 @@ def add_tables_option(parser: argparse.ArgumentParser,
     return parser
 
 
+def tb_actions(subparsers: argparse._SubParsersAction) -> argparse._SubParsersAction:
+    """The ``tb`` group's ACTION subparsers, once :func:`register` has made the group: the
+    front ends above this package add their own actions there (``tb serve`` comes from
+    ``tui``, which this package must not import)."""
+    tb = subparsers.choices["tb"]
+    return next(action for action in tb._actions
+                if isinstance(action, argparse._SubParsersAction))
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     tb = subparsers.add_parser("tb", help="endgame tablebases: build, probe, stats, verify, list")
     commands = tb.add_subparsers(dest="tb_command", metavar="ACTION", required=True)

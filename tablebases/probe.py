@@ -62,6 +62,7 @@ class RankedMove:
     move: Move
     value: TableValue   # for the side that plays the move
     forbidden: bool = False     # a perpetual check the rule takes away (see forbidden_moves)
+    after: TableValue | None = None     # the position after the move, for its side to move
 
 
 def describe(value: TableValue, side_to_move: int) -> str:
@@ -264,7 +265,7 @@ class Tablebase:
                 None if after.dtm is None else after.dtm + 1,
                 None if after.dtc is None else (1 if capture else after.dtc + 1),
                 None if after.dtc60 is None else (1 if capture else after.dtc60 + 1))
-            ranked.append(RankedMove(move, value, move in forbidden))
+            ranked.append(RankedMove(move, value, move in forbidden, after))
         ranked.sort(key=lambda item: (item.forbidden, _rank_key(item)))
         return ranked
 

@@ -9,6 +9,9 @@ status: 0 ok; 1 the answer is negative or the input is bad; 2 usage; 130 interru
 old spellings (``perft``, ``moves``, ``judge``, ``fen check``, ``solve``, ``verify``, ``tb
 ... --dir``) still work and are not listed in the help.
 
+``engine`` (``engine.py``: UCI/UCCI for GUIs) and ``tb serve`` (``web.py``: the tables over
+HTTP) are front ends for other programs and take no ``--json``.
+
 ``xqstudio`` alone starts the studio when standard output is a terminal and prints the help
 otherwise (so scripts and CI never wait on a full-screen app); ``xqstudio studio [--fen FEN]``
 always starts it.
@@ -24,6 +27,8 @@ from tablebases import cli as tablebases_cli
 from xiangqi import FenError
 from xiangqi import cli as xiangqi_cli
 
+from . import engine, web
+
 # Packages that contribute subcommands, lowest layer first.
 COMMAND_MODULES = [xiangqi_cli, tablebases_cli, solver_cli, puzzles_cli]
 
@@ -36,6 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in COMMAND_MODULES:
         module.register(subparsers)
+    engine.register(subparsers)
+    web.register_serve(tablebases_cli.tb_actions(subparsers))
     studio = subparsers.add_parser(
         "studio", help="start the Textual studio (what xqstudio alone does in a terminal)")
     studio.add_argument("--fen", help="open analyse mode on this position (default: the studio "
