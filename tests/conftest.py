@@ -23,6 +23,17 @@ def _private_defaults(tmp_path_factory: pytest.TempPathFactory,
     monkeypatch.setenv("XQSTUDIO_CATALOGUE", str(home / "catalogue.sqlite"))
 
 
+@pytest.fixture(scope="session")
+def shipped_catalogue(tmp_path_factory: pytest.TempPathFactory):
+    """The catalogue built from ``puzzles/data`` as shipped, once for the session: read it,
+    or copy it to change it."""
+    from puzzles.catalogue import build
+
+    path = tmp_path_factory.mktemp("catalogue") / "catalogue.sqlite"
+    build(path)
+    return path
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if SLOW_FIXTURES.intersection(getattr(item, "fixturenames", ())):
