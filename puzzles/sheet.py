@@ -153,10 +153,10 @@ def problems(db: sqlite_utils.Database, entries: Sequence[Entry]) -> list[Proble
 
 
 def heading(entry: Entry) -> str:
-    """``适情雅趣 第 492 局 凭险自固`` or ``马后炮 例 2``."""
+    """``适情雅趣 第492局 凭险自固``, or an example's title (``马后炮 例2``)."""
     if entry.kind == "composition":
-        return f"{entry.collection} 第 {entry.number} 局 {entry.title}".strip()
-    return f"{entry.pattern_name} 例 {entry.number}"
+        return f"{entry.collection} 第{entry.number}局 {entry.title}".strip()
+    return entry.title
 
 
 LATIN_FONTS = "Georgia, 'DejaVu Serif', 'Times New Roman'"

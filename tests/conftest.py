@@ -34,6 +34,23 @@ def shipped_catalogue(tmp_path_factory: pytest.TempPathFactory):
     return path
 
 
+@pytest.fixture
+def uninstalled(monkeypatch: pytest.MonkeyPatch):
+    """``uninstalled("cairosvg", ...)``: those optional modules look missing to
+    :func:`xiangqi.output.require` (what a core install without the extra sees)."""
+    import xiangqi.output as output
+
+    real = output.importlib.import_module
+
+    def hide(*modules: str) -> None:
+        def import_module(name: str):
+            if name in modules:
+                raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+            return real(name)
+        monkeypatch.setattr(output.importlib, "import_module", import_module)
+    return hide
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if SLOW_FIXTURES.intersection(getattr(item, "fixturenames", ())):

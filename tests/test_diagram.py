@@ -201,13 +201,8 @@ def test_pdf_diagram(tmp_path):
     assert path.read_bytes().startswith(b"%PDF")
 
 
-def test_missing_extra_is_named(monkeypatch):
-    import xiangqi.output as output
-
-    def missing(module: str):
-        raise ModuleNotFoundError(f"No module named {module!r}", name=module)
-
-    monkeypatch.setattr(output.importlib, "import_module", missing)
+def test_missing_extra_is_named(uninstalled):
+    uninstalled("drawsvg")
     with pytest.raises(MissingExtraError, match=r"drawsvg is not installed: .*'diagrams' extra"):
         svg.board(Board())
 
@@ -269,3 +264,14 @@ def test_svg_is_the_same_through_save_and_board(tmp_path):
     path = tmp_path / "d.svg"
     svg.save(path, Board(FEN), title="t", marks=[4])
     assert path.read_text(encoding="utf-8") == svg.board(Board(FEN), title="t", marks=[4])
+
+
+def test_a_missing_extra_is_named_by_the_command(capsys, tmp_path, uninstalled):
+    uninstalled("cairosvg")
+    status, out, err = run(capsys, "position", "diagram", FEN, "-o", str(tmp_path / "d.png"),
+                           "--json")
+    assert status == 1 and not list(tmp_path.iterdir())
+    assert json.loads(out)["error"] == ("cairosvg is not installed: it comes with the 'diagrams' "
+                                        "extra (pip install -e '.[diagrams]', or make install)")
+    status, _, _ = run(capsys, "position", "diagram", FEN, "-o", str(tmp_path / "d.svg"))
+    assert status == 0                                   # SVG needs drawsvg only

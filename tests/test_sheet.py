@@ -171,10 +171,10 @@ def test_catalogue_diagram_command(shipped, tmp_path, capsys):
     assert status == 0
     entry = entries_of(open_catalogue(shipped), "马后炮:2")[0]
     document = json.loads(out)
-    assert document["title"] == "马后炮 例 2" and document["fen"] == Board(entry.fen).fen()
+    assert document["title"] == "马后炮 例2" and document["fen"] == Board(entry.fen).fen()
     root = ET.parse(path).getroot()
     assert [t.text for t in root.iter(f"{SVG}text") if t.get("class") == "title"] == \
-        ["马后炮 例 2"]
+        ["马后炮 例2"]
     status, _, _ = run(capsys, "catalogue", "diagram", "7", "-o", str(path), "--db",
                        str(shipped), "--title", "")
     assert status == 0
@@ -183,3 +183,11 @@ def test_catalogue_diagram_command(shipped, tmp_path, capsys):
     status, _, err = run(capsys, "catalogue", "diagram", "马后炮", "-o", str(path), "--db",
                          str(shipped))
     assert status == 1 and "name one as 马后炮:1 to 马后炮:" in err
+
+
+def test_pdf_without_weasyprint_names_the_extra(shipped, tmp_path, capsys, uninstalled):
+    uninstalled("weasyprint")
+    status, _, err = run(capsys, "catalogue", "sheet", "7", "-o", str(tmp_path / "s.pdf"),
+                         "--db", str(shipped))
+    assert status == 1 and "weasyprint is not installed: it comes with the 'pdf' extra" in err
+    assert not list(tmp_path.iterdir())

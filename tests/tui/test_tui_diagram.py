@@ -85,4 +85,4 @@ def test_d_in_the_catalogue_writes_the_highlighted_entry_with_its_title(catalogu
     assert notified == [str(path)]
     root = ET.parse(path).getroot()
     assert [t.text for t in root.iter(f"{SVG}text") if t.get("class") == "title"] == \
-        [f"{entry.pattern_name} 例 1"]
+        [f"{entry.pattern_name} 例1"]
