@@ -17,12 +17,14 @@ $(STAMP): $(SOURCES)
 	$(PY) -m pip install --quiet -e '.[test,diagrams,pdf,datasette]'
 	touch $(STAMP)
 
-install: $(STAMP) fonts
+install: $(STAMP)
 
 # PNG and PDF diagrams need a font with Chinese characters that cairo finds through
 # fontconfig (the pieces' letters, the river); SVG names its fonts and needs none here.
 # Installs Debian's fonts-arphic-ukai (楷体, the pieces' traditional lettering) when no such
-# font is present and apt-get can be run; otherwise says what to install.
+# font is present and apt-get can be run; otherwise says what to install.  Checked before
+# every target that installs or uses the venv (order-only: it never forces a reinstall).
+$(STAMP): | fonts
 fonts:
 	@if [ -n "$$(fc-list :lang=zh family 2>/dev/null)" ]; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
