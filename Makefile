@@ -9,15 +9,29 @@ STAMP := $(VENV)/.installed
 SOURCES := setup.py pyproject.toml $(shell find xiangqi tablebases solver puzzles tui -name '*.pyx' -o -name '*.pxd' 2>/dev/null)
 PACKAGES := xiangqi tablebases solver puzzles tui
 
-.PHONY: run test test-fast test-serial lint typecheck fuzz bench install clean
+.PHONY: run test test-fast test-serial lint typecheck fuzz bench install clean fonts
 
 $(STAMP): $(SOURCES)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test,web]'
+	$(PY) -m pip install --quiet -e '.[test,web,diagrams,pdf,datasette]'
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# PNG and PDF diagrams need a font with Chinese characters that cairo finds through
+# fontconfig (the pieces' letters, the river); SVG names its fonts and needs none here.
+# Installs Debian's fonts-arphic-ukai (楷体, the pieces' traditional lettering) when no such
+# font is present and apt-get can be run; otherwise says what to install.  Checked before
+# every target that installs or uses the venv (order-only: it never forces a reinstall).
+$(STAMP): | fonts
+fonts:
+	@if [ -n "$$(fc-list :lang=zh family 2>/dev/null)" ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "installing fonts-arphic-ukai (Chinese font for PNG/PDF diagrams)"; \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			fonts-arphic-ukai >/dev/null) || echo "could not install fonts-arphic-ukai"; \
+	else echo "no Chinese font for PNG/PDF diagrams: install one, e.g. fonts-arphic-ukai"; fi
 
 run: $(STAMP)
 	$(VENV)/bin/xqstudio

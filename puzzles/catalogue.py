@@ -714,6 +714,24 @@ def get_entry(db: sqlite_utils.Database, kind: str, entry_id: int) -> Entry:
     return _entry(rows[0])
 
 
+def entries_of(db: sqlite_utils.Database, reference: str) -> list[Entry]:
+    """The entries a reference names, as ``catalogue show`` reads it: a composition's id
+    (``492``), a pattern (id, Chinese name or alias: all its examples), or one example of a
+    pattern by its number there (``马后炮:2``, the entry titled 马后炮 例2)."""
+    reference = reference.strip()
+    if reference.isdigit():
+        return [get_entry(db, "composition", int(reference))]
+    name, colon, number = reference.rpartition(":")
+    if colon and number.isdigit() and name:
+        pattern = pattern_of(db, name)
+        examples = query(db, pattern=pattern.id, limit=None).entries
+        if not 1 <= int(number) <= len(examples):
+            raise CatalogueError(f"{pattern.name_zh} has {len(examples)} examples, no example "
+                                 f"{number} (use {name}:1 to {name}:{len(examples)})")
+        return [examples[int(number) - 1]]
+    return query(db, pattern=pattern_of(db, reference).id, limit=None).entries
+
+
 def pattern_of(db: sqlite_utils.Database, name: str) -> PatternSummary:
     """The pattern with this id, Chinese name or alias."""
     summaries = _pattern_summaries(

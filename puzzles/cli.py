@@ -1,4 +1,7 @@
-"""Catalogue subcommands: ``catalogue build|list|show|search|import|export``.
+"""Catalogue subcommands: ``catalogue build|list|show|search|import|export|diagram|sheet|schema``.
+
+An entry reference (``show``, ``diagram``, ``sheet``) is a composition's id (``492``), a
+kill pattern (id, Chinese name or alias: its examples) or one example of it (``马后炮:2``).
 
 Each prints text for a person; with ``--json`` it prints one JSON document on stdout instead
 (UTF-8, Chinese as is), in these shapes (an *entry* is a :class:`puzzles.catalogue.Entry` as a
@@ -25,6 +28,12 @@ search TEXT              ``{"query", "hits": [{"kind", "id", "title"}]}`` (kind 
 import FILE              ``{"file", "collection", "imported", "first_number", "last_number",
                          "verdicts": {verdict: count}}``
 export FILE              ``{"file", "format", "records"}``
+diagram REF -o FILE      ``{"file", "format", "fen", "title", "warnings"}``
+sheet REF... -o FILE     ``{"file", "format", "problems": [{"kind", "id", "heading",
+                         "stipulation"}]}``
+schema                   ``{"tables": [{"name", "title", "description", "facets",
+                         "columns": [{"name", "type", "description"}]}]}``; with
+                         ``--datasette``, the Datasette metadata for ``--db``
 =======================  ======================================================================
 
 On failure the exit status is 1, the message goes to stderr, and with ``--json`` stdout holds
@@ -41,13 +50,14 @@ from dataclasses import asdict
 from pathlib import Path
 
 from xiangqi import Board
-from xiangqi.cli import whole_number
+from xiangqi.cli import add_diagram_options, whole_number, write_diagram
 
 from .catalogue import (
     CatalogueError,
     Entry,
     build,
     database_error,
+    entries_of,
     export_records,
     get_entry,
     import_file,
@@ -234,6 +244,59 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _one_entry(db, reference: str) -> Entry:
+    entries = entries_of(db, reference)
+    if len(entries) != 1:
+        raise CatalogueError(f"{reference!r} names {len(entries)} examples: name one as "
+                             f"{reference}:1 to {reference}:{len(entries)}")
+    return entries[0]
+
+
+def cmd_diagram(args: argparse.Namespace) -> int:
+    from .sheet import heading
+
+    entry = _one_entry(open_catalogue(args.db), args.ref)
+    return write_diagram(args, Board(entry.fen),
+                         heading(entry) if args.title is None else args.title or None)
+
+
+def cmd_sheet(args: argparse.Namespace) -> int:
+    from xiangqi.output import MissingExtraError
+
+    from .sheet import heading, problems, save_sheet, sheet_html, stipulation_text
+
+    db = open_catalogue(args.db)
+    entries = [entry for reference in args.refs for entry in entries_of(db, reference)]
+    items = problems(db, entries)
+    try:
+        fmt = save_sheet(args.output, sheet_html(items, args.title,
+                                                 solutions=not args.no_solutions))
+    except MissingExtraError as error:
+        return _fail(args, str(error))
+    if args.json:
+        _emit({"file": args.output, "format": fmt, "problems": [
+            {"kind": e.kind, "id": e.id, "heading": heading(e),
+             "stipulation": stipulation_text(e)} for e in entries]})
+        return 0
+    print(f"wrote {args.output} ({fmt}): {len(entries)} "
+          f"problem{'' if len(entries) == 1 else 's'}")
+    return 0
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    from .schema import datasette_metadata, schema, schema_text
+
+    if args.datasette:
+        _emit(datasette_metadata(args.db if args.db is not None else default_database()))
+        return 0
+    tables = schema(open_catalogue(args.db))
+    if args.json:
+        _emit({"tables": [asdict(table) for table in tables]})
+        return 0
+    print(schema_text(tables), end="")
+    return 0
+
+
 def _handled(command):
     """``command`` with a catalogue that cannot be opened or a bad request reported, not
     raised."""
@@ -314,3 +377,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     group = exp.add_mutually_exclusive_group()
     group.add_argument("--collection")
     group.add_argument("--pattern")
+
+    diagram = commands.add_parser(
+        "diagram", help="a printable diagram of an entry (SVG, PNG, PDF; titled by default)")
+    diagram.add_argument("ref", help="a composition id, or an example: PATTERN:N (马后炮:2)")
+    add_diagram_options(common(diagram, cmd_diagram), json_option=False)
+
+    sheet = common(commands.add_parser(
+        "sheet", help="a problem sheet: diagrams, stipulations, solutions, soundness notes"),
+        cmd_sheet)
+    sheet.add_argument("refs", nargs="+", metavar="REF",
+                       help="composition ids, patterns (all their examples) or PATTERN:N")
+    sheet.add_argument("-o", "--output", required=True, metavar="FILE",
+                       help=".html, or .pdf (needs the pdf extra: WeasyPrint)")
+    sheet.add_argument("--title", default="象棋排局 Problem sheet", help="the sheet's heading")
+    sheet.add_argument("--no-solutions", action="store_true",
+                       help="leave the solutions and notes out (a sheet to solve)")
+
+    schema = common(commands.add_parser(
+        "schema", help="the catalogue's tables and columns, described (as Datasette shows "
+                       "them)"), cmd_schema)
+    schema.add_argument("--datasette", action="store_true",
+                        help="print the Datasette metadata for this catalogue file (datasette "
+                             "FILE -m metadata.json)")

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from xiangqi import Board, Move
+from xiangqi.notation import write_numbered_line
 from xiangqi.pieces import COLOR_NAMES
 from xiangqi.rules import adjudicate, natural_limit, ruleset
 
@@ -701,21 +702,6 @@ def _search_choice(board: Board, tablebase, prover: _Prover, rules: str, bound: 
 
 # -- the report ------------------------------------------------------------------------------
 
-def _numbered(board: Board, moves: list[Move], notation: str) -> str:
-    from xiangqi.notation import write_line
-
-    names = write_line(board, moves, notation)
-    parts, number, index = [], 1, 0
-    if board.turn == 1 and names:
-        parts.append(f"1. ... {names[0]}")
-        index, number = 1, 2
-    while index < len(names):
-        parts.append(f"{number}. " + " ".join(names[index:index + 2]))
-        index += 2
-        number += 1
-    return " ".join(parts)
-
-
 def report_lines(analysis: DrawAnalysis, board: Board, notation: str = "chinese",
                  max_traps: int = 8) -> list[str]:
     """The analysis in words, one line each (the CLI prints them, the TUI shows them)."""
@@ -743,7 +729,7 @@ def report_lines(analysis: DrawAnalysis, board: Board, notation: str = "chinese"
     win_line = analysis.table_line or next(
         (p.line for p in (analysis.red, analysis.black) if p and p.verdict == Verdict.MATE), [])
     if analysis.unsound and win_line:
-        lines.append("  the win: " + _numbered(board, win_line, notation))
+        lines.append("  the win: " + write_numbered_line(board, win_line, notation))
     tempting = [t for t in analysis.traps if t.kind != "quiet"]
     quiet = [t for t in analysis.traps if t.kind == "quiet"]
     if analysis.trap_moves_examined:
@@ -756,8 +742,8 @@ def report_lines(analysis: DrawAnalysis, board: Board, notation: str = "chinese"
             refutation = write_line(after, [trap.refutation], notation)[0] \
                 if trap.refutation is not None else "-"
             lines.append(f"  {name} ({trap.kind}): refuted by {refutation}, mate in "
-                         f"{trap.length} ({trap.source}): " + _numbered(after, trap.line[:9],
-                                                                        notation))
+                         f"{trap.length} ({trap.source}): "
+                         + write_numbered_line(after, trap.line[:9], notation))
         if len(tempting) > max_traps:
             lines.append(f"  ... and {len(tempting) - max_traps} more")
         if quiet:
@@ -767,7 +753,7 @@ def report_lines(analysis: DrawAnalysis, board: Board, notation: str = "chinese"
     if analysis.line is not None:
         drawing = analysis.line
         lines.append(f"Drawing line ({len(drawing.steps)} plies; ends: {drawing.end}): "
-                     + _numbered(board, drawing.moves, notation))
+                     + write_numbered_line(board, drawing.moves, notation))
         lines.append(f"  {drawing.detail}")
         sources = sorted({step.held for step in drawing.steps})
         if sources:

@@ -23,6 +23,34 @@ def _private_defaults(tmp_path_factory: pytest.TempPathFactory,
     monkeypatch.setenv("XQSTUDIO_CATALOGUE", str(home / "catalogue.sqlite"))
 
 
+@pytest.fixture(scope="session")
+def shipped_catalogue(tmp_path_factory: pytest.TempPathFactory):
+    """The catalogue built from ``puzzles/data`` as shipped, once for the session: read it,
+    or copy it to change it."""
+    from puzzles.catalogue import build
+
+    path = tmp_path_factory.mktemp("catalogue") / "catalogue.sqlite"
+    build(path)
+    return path
+
+
+@pytest.fixture
+def uninstalled(monkeypatch: pytest.MonkeyPatch):
+    """``uninstalled("cairosvg", ...)``: those optional modules look missing to
+    :func:`xiangqi.output.require` (what a core install without the extra sees)."""
+    import xiangqi.output as output
+
+    real = output.importlib.import_module
+
+    def hide(*modules: str) -> None:
+        def import_module(name: str):
+            if name in modules:
+                raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+            return real(name)
+        monkeypatch.setattr(output.importlib, "import_module", import_module)
+    return hide
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         if SLOW_FIXTURES.intersection(getattr(item, "fixturenames", ())):

@@ -45,6 +45,8 @@ STUDIO_COMMANDS: list[StudioCommand] = [
                   "screen.copy_fen"),
     StudioCommand("Export moves", "Copy the move list to the clipboard (m)",
                   "screen.copy_moves"),
+    StudioCommand("Export diagram", "Write the position shown as an SVG diagram and say where "
+                  "(d)", "screen.export_diagram"),
     StudioCommand("Take back", "Take back the last move", "screen.take_back"),
     StudioCommand("Solve", "Prove the shortest mate for the side to move (Solver panel, s)",
                   "screen.solve"),

@@ -1,7 +1,8 @@
-"""Rules-engine subcommands: ``position perft|moves|check|judge`` (the old flat spellings
-``perft``, ``moves``, ``fen check`` and ``judge`` still work), and the pieces every package's
-command line shares: :func:`read_board`, :func:`fail`, :func:`emit`, :func:`whole_number`,
-:func:`add_json_option` and :func:`add_notation_option`.
+"""Rules-engine subcommands: ``position perft|moves|check|judge|diagram`` (the old flat
+spellings ``perft``, ``moves``, ``fen check`` and ``judge`` still work, and ``diagram`` is
+``position diagram``), and the pieces every package's command line shares:
+:func:`read_board`, :func:`fail`, :func:`emit`, :func:`whole_number`, :func:`add_json_option`,
+:func:`add_notation_option`, :func:`add_diagram_options` and :func:`write_diagram`.
 
 Exit status, for every ``xqstudio`` command: 0 ok; 1 the answer is negative or the input is
 bad (with ``--json`` stdout then holds ``{"error": message}``); 2 a usage error (argparse);
@@ -178,6 +179,85 @@ def cmd_judge(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_diagram(args: argparse.Namespace) -> int:
+    board = read_board(args.fen, args)
+    if board is None:
+        return 1
+    return write_diagram(args, board, args.title)
+
+
+def _arrow(board: Board, text: str):
+    """An arrow from ICCS points (``h2e2``, any two points) or a legal move of ``board`` in
+    any notation (``炮二平五``)."""
+    from .notation import NotationError, parse_move
+    from .svg import Arrow, DiagramError
+
+    try:
+        return Arrow.from_iccs(text)
+    except DiagramError as error:
+        try:
+            move = parse_move(board, text)
+        except NotationError:
+            raise DiagramError(f"{error}; nor a legal move of the position") from None
+        return Arrow(move.from_square, move.to_square)
+
+
+def write_diagram(args: argparse.Namespace, board: Board, title: str | None) -> int:
+    """Write the diagram of ``board`` as the options of :func:`add_diagram_options` ask and
+    report it (``wrote FILE``, or JSON ``{"file", "format", "fen", "title", "warnings"}``)."""
+    from .output import MissingExtraError
+    from .svg import DiagramError, parse_marks, save
+
+    try:
+        arrows = [_arrow(board, text) for text in args.arrows.replace(",", " ").split()]
+        written = save(args.output, board, scale=args.scale, flipped=args.flip,
+                       marks=parse_marks(args.marks), arrows=arrows, title=title)
+    except (DiagramError, MissingExtraError) as error:
+        return fail(args, str(error))
+    for warning in written.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    if args.json:
+        emit({"file": written.path, "format": written.format, "fen": board.fen(),
+              "title": title, "warnings": list(written.warnings)})
+    else:
+        print(f"wrote {written.path} ({written.format})")
+    return 0
+
+
+def _positive_scale(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number, not {text!r}") from None
+    if not 0.1 <= value <= 20:
+        raise argparse.ArgumentTypeError(f"must be from 0.1 to 20, not {text}")
+    return value
+
+
+def add_diagram_options(parser: argparse.ArgumentParser,
+                        json_option: bool = True) -> argparse.ArgumentParser:
+    """``-o FILE`` (.svg, .png, .pdf), ``--title``, ``--flip``, ``--marks``, ``--arrows``,
+    ``--scale`` (and ``--json``): the options of every command that draws a diagram."""
+    parser.add_argument("-o", "--output", required=True, metavar="FILE",
+                        help="the file to write: .svg (vector), .png or .pdf (the format "
+                             "from the suffix)")
+    parser.add_argument("--title", help="a title above the board")
+    parser.add_argument("--flip", action="store_true", help="Black at the bottom")
+    parser.add_argument("--marks", default="", metavar="POINTS",
+                        help="points to frame, e.g. e4,e5")
+    parser.add_argument("--arrows", default="", metavar="MOVES",
+                        help="arrows, e.g. h2e2,b0c2 (ICCS points, or moves in any notation)")
+    parser.add_argument("--scale", type=_positive_scale, default=2.0,
+                        help="PNG pixels per SVG unit (default 2: 1140x1356 pixels)")
+    return add_json_option(parser) if json_option else parser
+
+
+def _diagram_arguments(diagram: argparse.ArgumentParser) -> None:
+    diagram.add_argument("fen", metavar="FEN")
+    add_diagram_options(diagram)
+    diagram.set_defaults(handler=cmd_diagram)
+
+
 def _pad(text: str, cells: int) -> str:
     """``text`` padded to ``cells`` terminal columns (Chinese characters take two)."""
     width = sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
@@ -250,7 +330,8 @@ def _judge_arguments(judge: argparse.ArgumentParser) -> None:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     position = subparsers.add_parser(
-        "position", help="a position: perft, legal moves, FEN check, repetition judging")
+        "position", help="a position: perft, legal moves, FEN check, repetition judging, "
+                         "diagrams")
     actions = position.add_subparsers(dest="position_command", metavar="ACTION", required=True)
     _perft_arguments(actions.add_parser("perft", help="count leaf nodes of the legal move tree"))
     _moves_arguments(actions.add_parser("moves", help="list the legal moves of a position"))
@@ -258,11 +339,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                                       "(exit status 1)"))
     _judge_arguments(actions.add_parser(
         "judge", help="classify moves by the repetition rules (将/杀/捉/闲) and judge a cycle"))
+    _diagram_arguments(actions.add_parser(
+        "diagram", help="a printable diagram of the position: SVG, PNG or PDF"))
 
     # The old flat spellings, kept for scripts (not listed in the help).
     _perft_arguments(subparsers.add_parser("perft"))
     _moves_arguments(subparsers.add_parser("moves"))
     _judge_arguments(subparsers.add_parser("judge"))
+    _diagram_arguments(subparsers.add_parser("diagram"))      # the issue's spelling
     fen = subparsers.add_parser("fen")
     fen_commands = fen.add_subparsers(dest="fen_command", metavar="ACTION", required=True)
     _check_arguments(fen_commands.add_parser("check", help="validate a FEN"))

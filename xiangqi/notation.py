@@ -820,6 +820,26 @@ def write_line(board: Board, moves: Iterable[Move], notation: str) -> list[str]:
     return written
 
 
+def write_numbered_line(board: Board, moves: Iterable[Move], notation: str = "chinese") -> str:
+    """The moves from ``board`` written in ``notation`` and numbered from 1, as a book prints
+    a solution (``1. ... move`` when Black moves first).
+
+    >>> write_numbered_line(Board(), [Move.from_iccs("h2e2"), Move.from_iccs("h9g7"),
+    ...                               Move.from_iccs("h0g2")])
+    '1. 炮二平五 马8进7 2. 马二进三'
+    """
+    names = write_line(board, moves, notation)
+    parts, number, index = [], 1, 0
+    if board.turn == BLACK and names:
+        parts.append(f"1. ... {names[0]}")
+        index, number = 1, 2
+    while index < len(names):
+        parts.append(f"{number}. " + " ".join(names[index:index + 2]))
+        index += 2
+        number += 1
+    return " ".join(parts)
+
+
 _MOVE_NUMBER_RE: Final = re.compile(r"\d+\.(\.\.)?")
 
 

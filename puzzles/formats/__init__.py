@@ -38,12 +38,11 @@ puzzles.formats.FormatError: ...missing.abc: unknown file type '.abc' (known: .f
 from __future__ import annotations
 
 import os
-import secrets
-import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from xiangqi import STARTING_FEN, Board, FenError, IllegalMoveError, InvalidMoveError, Move
+from xiangqi.output import write_atomically
 
 
 class FormatError(ValueError):
@@ -210,37 +209,7 @@ def write(path: str | os.PathLike, records: Iterable[Record], **options) -> None
         if error.path is None:
             raise FormatError(error.message, path, error.line, error.offset) from None
         raise
-    _write_atomically(os.fspath(path), data)
-
-
-def _write_atomically(path: str, data: bytes) -> None:
-    """Write ``data`` to a new file beside ``path`` (mode as ``path`` has, or as the umask
-    gives), then rename it over ``path``."""
-    folder = os.path.dirname(os.path.abspath(path))
-    while True:
-        temporary = os.path.join(folder, f".{os.path.basename(path)}."
-                                         f"{secrets.token_hex(4)}.tmp")
-        try:
-            descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-            break
-        except FileExistsError:
-            continue
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        try:
-            os.chmod(temporary, stat.S_IMODE(os.stat(path).st_mode))
-        except FileNotFoundError:
-            pass
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
+    write_atomically(path, data)
 
 
 # -- shared helpers for the format modules ----------------------------------------------------

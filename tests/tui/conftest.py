@@ -11,7 +11,6 @@ import pytest
 from textual.app import App
 from textual.pilot import Pilot
 
-from puzzles.catalogue import build as build_catalogue
 from puzzles.catalogue import open_catalogue
 from tui.app import XQStudioApp
 
@@ -58,11 +57,9 @@ def studio() -> Callable[..., Any]:
 
 
 @pytest.fixture(scope="session")
-def catalogue_path(tmp_path_factory):
+def catalogue_path(shipped_catalogue):
     """The shipped catalogue, built once for the session's tests."""
-    path = tmp_path_factory.mktemp("catalogue") / "catalogue.sqlite"
-    build_catalogue(path)
-    return path
+    return shipped_catalogue
 
 
 @pytest.fixture

@@ -22,8 +22,10 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, TabPane
 
 from xiangqi import Board, Move
+from xiangqi.output import MissingExtraError
 from xiangqi.rules import RULESETS, natural_limit
 
+from ..diagram_export import export_diagram
 from ..repetition import announce, judge, status_note
 from ..widgets.board import BoardView
 from ..widgets.move_list import NOTATION_TITLES, MoveList
@@ -54,6 +56,7 @@ class AnalyseScreen(Screen):
         Binding("e", "app.set_up_position", "Set up"),
         Binding("r", "cycle_rules", "Rules", show=False),
         Binding("z", "zoom_panel", "Zoom panel"),
+        Binding("d", "export_diagram", "Export diagram (SVG)", show=False),
     ]
 
     board: var[Board] = var(Board, always_update=True)
@@ -306,6 +309,19 @@ class AnalyseScreen(Screen):
             return
         self.app.copy_to_clipboard(text)
         self.notify(text, title="Copied the moves", markup=False)
+
+    def action_export_diagram(self) -> None:
+        """Write the position shown as an SVG diagram (flipped as the board is) and say
+        where in the status line."""
+        board = self._board_at_ply()
+        flipped = self.query_one("#board", BoardView).flipped
+        try:
+            path = export_diagram(board, "xqstudio-diagram", flipped=flipped)
+        except (MissingExtraError, OSError) as error:
+            self.notify(str(error), title="No diagram written", severity="error",
+                        markup=False)
+            return
+        self.query_one("#status", StatusLine).show_position(board, f"diagram written to {path}")
 
     def action_paste_fen(self, text: str = "") -> None:
         """Ask for a FEN (``text`` pre-filled) and open it."""

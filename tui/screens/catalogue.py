@@ -40,9 +40,12 @@ from puzzles.catalogue import (
     query,
 )
 from puzzles.paths import default_database
+from puzzles.sheet import heading
 from xiangqi import BLACK, Board, Move
 from xiangqi.notation import write_move
+from xiangqi.output import MissingExtraError
 
+from ..diagram_export import export_diagram
 from ..wide_text import display_width
 from ..widgets.board import BoardView
 from ..widgets.status_line import SIDE_NAMES
@@ -93,6 +96,7 @@ class CatalogueScreen(Screen):
         Binding("p", "practise", "Practise"),
         Binding("n", "next_puzzle", "Next puzzle"),
         Binding("slash", "focus_search", "Search"),
+        Binding("d", "export_diagram", "Export diagram (SVG)", show=False),
         # Priority: over the results table's own page keys, which scroll within the page.
         Binding("pagedown", "turn_page(1)", "Next page", priority=True),
         Binding("pageup", "turn_page(-1)", "Previous page", priority=True),
@@ -413,6 +417,21 @@ class CatalogueScreen(Screen):
             self.app.bell()
             return
         self.app.push_screen(PracticeScreen(entry))
+
+    def action_export_diagram(self) -> None:
+        """Write the highlighted entry's diagram, titled, as an SVG file and say where."""
+        entry = self.highlighted()
+        if entry is None:
+            self.app.bell()
+            return
+        try:
+            path = export_diagram(Board(entry.fen), f"xqstudio-{entry.kind}-{entry.id}",
+                                  title=heading(entry))
+        except (MissingExtraError, OSError) as error:
+            self.notify(str(error), title="No diagram written", severity="error",
+                        markup=False)
+            return
+        self.notify(str(path), title="Diagram written", markup=False)
 
     def action_focus_search(self) -> None:
         self.query_one("#catalogue-search", Input).focus()
