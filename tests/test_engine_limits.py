@@ -1,9 +1,11 @@
 """Issue 16, rules engine: clocks the undo record can hold, validated setters, FEN numbers
 with leading zeros, and Ctrl-C during perft."""
+import os
 import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -97,10 +99,20 @@ def test_perft_interrupted_reports_the_root_moves_counted():
     assert latency < 1.0                             # (0.2 s is the aim; loaded machines vary)
 
 
+def cpu_seconds(pid: int) -> float:
+    """The CPU time a process has used so far (Linux: /proc/PID/stat's utime + stime)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def test_perft_cli_prints_the_counts_known_at_ctrl_c():
     child = subprocess.Popen([sys.executable, "-m", "tui.cli", "perft", STARTING_FEN, "9"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(1.5)
+    # Ctrl-C once the child is counting: after 1.5 s of its own CPU time (its imports take
+    # well under that), not of the clock, which on a loaded machine can end mid-import.
+    deadline = time.monotonic() + 60
+    while cpu_seconds(child.pid) < 1.5 and time.monotonic() < deadline:
+        time.sleep(0.05)
     child.send_signal(signal.SIGINT)
     sent = time.perf_counter()
     out, err = child.communicate(timeout=10)
