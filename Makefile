@@ -14,7 +14,7 @@ PACKAGES := xiangqi tablebases solver puzzles tui
 $(STAMP): $(SOURCES)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -e '.[test,cluster]'
 	touch $(STAMP)
 
 install: $(STAMP)
