@@ -241,8 +241,9 @@ def build_on_cluster(client: Any, materials: Sequence[str], directory: Path | st
                      status: Callable[[str], None] | None = None,
                      checkpoint_size: int | None = None) -> dict[str, dict]:
     """Build ``materials`` and their sub-tables on the cluster of ``client``; returns what each
-    table's task returned (material, state "built" or "present", seconds, worker, host,
-    pid, peak MiB of the worker process, resumed metrics) for the tables it had to build.
+    table's task returned (material, state "built" or "present", seconds, CPU seconds of the
+    worker process, worker, host, pid, peak MiB of the worker process, resumed metrics) for
+    the tables it had to build.
 
     ``log`` gets a line per table started and finished and the builds' own lines, prefixed
     by the worker; ``status`` (if given) the one-line state after every event.
@@ -339,7 +340,7 @@ def build_task(name: str, directory: str, threads: int, verify: bool,
     previous = build_module.CHECKPOINT_SIZE
     if checkpoint_size is not None:
         build_module.CHECKPOINT_SIZE = checkpoint_size
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     try:
         summary = build([name], directory, threads=threads, log=reporter.log,
                         progress=reporter, verify=verify, sub_tables=False)
@@ -349,7 +350,8 @@ def build_task(name: str, directory: str, threads: int, verify: bool,
     if state == "present":
         remove_checkpoints(Path(directory), name)       # a lost attempt's, after the rename
     result = {"material": name, "state": state,
-              "seconds": round(time.perf_counter() - start, 3), "worker": reporter.worker,
+              "seconds": round(time.perf_counter() - start, 3),
+              "cpu_seconds": round(time.process_time() - cpu, 3), "worker": reporter.worker,
               "host": socket.gethostname(), "pid": os.getpid(), "peak_mib": round(_peak_mib(), 1),
               "resumed": reporter.resumed}
     reporter.send("done", state=state, seconds=result["seconds"], peak_mib=result["peak_mib"])
