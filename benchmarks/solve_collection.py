@@ -170,7 +170,7 @@ def on_cluster(tasks: list[tuple], args: argparse.Namespace, show) -> list[dict]
     runs asking the same of one scheduler share the searches), in the order of ``tasks``."""
     import hashlib
 
-    from puzzles.cluster import ClusterError, connect, run_tasks
+    from puzzles.cluster import ClusterError, connect, dashboard_note, run_tasks
 
     budget = repr([args.checks_seconds, args.checks_moves, args.any_seconds, args.any_moves,
                    args.any_nodes, args.orders, args.tables])
@@ -178,7 +178,7 @@ def on_cluster(tasks: list[tuple], args: argparse.Namespace, show) -> list[dict]
     try:
         with connect(args.cluster, args.workers) as client:
             print(f"on {args.cluster or f'a LocalCluster of {args.workers} workers'}; "
-                  f"dashboard {client.dashboard_link}", flush=True)
+                  f"{dashboard_note(client, not args.cluster)}", flush=True)
             return run_tasks(client, verdict_of, [(task,) for task in tasks],
                              [f"solve-collection-{token}-{task[0]}" for task in tasks],
                              lambda i, row: show(row))

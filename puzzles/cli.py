@@ -285,13 +285,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
                   f"{result['seconds']:.1f} s", file=sys.stderr, flush=True)
 
     if on_cluster:
-        from .cluster import connect, verify_on_cluster
+        from .cluster import connect, dashboard_note, verify_on_cluster
         try:
             with connect(args.cluster, args.workers) as client:
                 print(f"verifying {len(compositions)} compositions on "
                       + (f"the scheduler at {args.cluster}" if args.cluster is not None else
                          f"a LocalCluster of {args.workers} worker process(es)")
-                      + f"; dashboard {client.dashboard_link or '(none)'}", file=sys.stderr)
+                      + f"; {dashboard_note(client, args.cluster is None)}", file=sys.stderr)
                 verify_on_cluster(client, compositions, budget, report)
         except ClusterError as error:
             return _fail(args, f"{error} (no verdict written)")

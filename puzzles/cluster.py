@@ -19,11 +19,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from typing import Any
 
-from tablebases.cluster import ClusterError, connect, require_distributed
+from tablebases.cluster import ClusterError, connect, dashboard_note, require_distributed
 
 from .catalogue import VerifyBudget, verify_composition
 
-__all__ = ["ClusterError", "connect", "run_tasks", "verify_on_cluster", "verification_key"]
+__all__ = ["ClusterError", "connect", "dashboard_note", "run_tasks", "verify_on_cluster",
+           "verification_key"]
 
 
 def run_tasks(client: Any, function: Callable, arguments: Sequence[tuple], keys: Sequence[str],

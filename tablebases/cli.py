@@ -98,7 +98,7 @@ def _build_on_cluster(args: argparse.Namespace, log, tty: bool) -> dict:
     """``tb build --cluster ADDRESS`` / ``--workers N``: the set as Dask tasks
     (:mod:`tablebases.cluster`, imported here so that the core install runs without Dask).
     Raises BuildError (a ClusterError is one's message) for the CLI to report."""
-    from .cluster import ClusterError, build_on_cluster, connect
+    from .cluster import ClusterError, build_on_cluster, connect, dashboard_note
 
     threads = args.threads or (max(1, default_threads() // args.workers)
                                if args.workers is not None else 1)
@@ -111,8 +111,8 @@ def _build_on_cluster(args: argparse.Namespace, log, tty: bool) -> dict:
         with connect(args.cluster, args.workers) as client:
             where = (f"the scheduler at {args.cluster}" if args.cluster is not None else
                      f"a LocalCluster of {args.workers} worker process(es)")
-            log(f"building on {where}, {threads} thread(s) a table; dashboard "
-                f"{client.dashboard_link or '(none: bokeh is not installed)'}")
+            log(f"building on {where}, {threads} thread(s) a table; "
+                f"{dashboard_note(client, args.cluster is None)}")
             results = build_on_cluster(client, args.material, args.tables, threads=threads,
                                        rebuild=args.rebuild, verify=args.verify, log=log,
                                        status=status if tty else None)

@@ -67,7 +67,8 @@ from .build import (
 from .format import build_info_path, read_header, table_path
 from .material import Material, indexer_for
 
-__all__ = ["ClusterError", "require_distributed", "connect", "plan_build", "TablePlan",
+__all__ = ["ClusterError", "require_distributed", "connect", "dashboard_note", "plan_build",
+           "TablePlan",
            "build_on_cluster", "build_task", "task_key", "BuildMonitor", "worker_peaks",
            "MEMORY", "EVENTS", "INSTALL_HINT"]
 
@@ -125,6 +126,16 @@ def connect(address: str | None = None, workers: int | None = None, *,
             client.close()
     finally:
         cluster.close()
+
+
+def dashboard_note(client: Any, local: bool) -> str:
+    """Where Dask's dashboard is: its link, or for a LocalCluster without bokeh (the extra
+    ``dashboard``) that there is none."""
+    import importlib.util
+
+    if local and importlib.util.find_spec("bokeh") is None:
+        return "no dashboard (pip install 'xqstudio[dashboard]' for one)"
+    return f"dashboard {client.dashboard_link}"
 
 
 @dataclass
