@@ -14,7 +14,7 @@ PACKAGES := xiangqi tablebases solver puzzles tui
 $(STAMP): $(SOURCES)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test,web,diagrams,pdf,datasette]'
+	$(PY) -m pip install --quiet -e '.[test,web,diagrams,pdf,datasette,cluster]'
 	touch $(STAMP)
 
 install: $(STAMP)

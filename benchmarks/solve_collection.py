@@ -3,6 +3,8 @@
     python benchmarks/solve_collection.py [--any-seconds 60] [--jobs 2] [--numbers 1-40,316]
     python benchmarks/solve_collection.py --any-seconds 0 --any-nodes 1000000 --jobs 2
     python benchmarks/solve_collection.py --tables DIR ...    # tablebases answer the leaves
+    python benchmarks/solve_collection.py --cluster tcp://HOST:8786 ...   # on a Dask cluster
+    python benchmarks/solve_collection.py --workers 2 ...     # on a Dask LocalCluster here
 
 Each position is first solved as a continuous-check problem (every Red move checks, up to
 ``--checks-moves`` moves, ``--checks-seconds`` each); if that proves no such mate, quiet
@@ -11,7 +13,10 @@ moves are allowed (λ-search, then full width) up to ``--any-moves`` moves withi
 they cover (the figures then say how many leaves they answered).  Compositions whose titles
 say 和 are draw studies: they get the draw stipulation and are not searched here (their
 analysis is a separate task).  Each search runs on one thread; ``--jobs`` runs that many
-problems at once.
+problems at once; ``--cluster ADDRESS`` (a ``dask scheduler``) or ``--workers N`` (a LocalCluster
+here) makes each problem a Dask task instead (``puzzles.cluster``; the extra
+``xqstudio[cluster]``), the verdicts collected by this process and the file written once at
+the end, as without a cluster.
 
 Writes puzzles/data/shiqingyaqu551_verdicts.tsv (number, stipulation, verdict, moves,
 order, main_line) unless ``--no-write`` or ``--numbers`` is given: verdict "mate" (shortest
@@ -160,6 +165,27 @@ def write(rows: list[dict]) -> None:
         raise
 
 
+def on_cluster(tasks: list[tuple], args: argparse.Namespace, show) -> list[dict]:
+    """The rows of ``tasks``, one Dask task each (keys from the problem and the budget, so two
+    runs asking the same of one scheduler share the searches), in the order of ``tasks``."""
+    import hashlib
+
+    from puzzles.cluster import ClusterError, connect, dashboard_note, run_tasks
+
+    budget = repr([args.checks_seconds, args.checks_moves, args.any_seconds, args.any_moves,
+                   args.any_nodes, args.orders, args.tables])
+    token = "0" + hashlib.sha1(budget.encode()).hexdigest()[:11]
+    try:
+        with connect(args.cluster, args.workers) as client:
+            print(f"on {args.cluster or f'a LocalCluster of {args.workers} workers'}; "
+                  f"{dashboard_note(client, not args.cluster)}", flush=True)
+            return run_tasks(client, verdict_of, [(task,) for task in tasks],
+                             [f"solve-collection-{token}-{task[0]}" for task in tasks],
+                             lambda i, row: show(row))
+    except ClusterError as error:
+        raise SystemExit(str(error)) from None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     # Ten seconds: No. 7's exact mate in 20 takes 4.4 s alone and more on a shared machine
@@ -173,6 +199,10 @@ def main() -> None:
                              "the verdicts then do not depend on the machine or its load")
     parser.add_argument("--orders", type=int, default=3, help="λ orders before full width")
     parser.add_argument("--jobs", type=int, default=1, help="problems solved at once")
+    parser.add_argument("--cluster", default=None, metavar="ADDRESS",
+                        help="a Dask scheduler (tcp://host:8786): one task per problem")
+    parser.add_argument("--workers", type=int, default=None, metavar="N",
+                        help="a Dask LocalCluster of N single-thread workers here")
     parser.add_argument("--numbers", default=None, help="e.g. 1-40,316 (implies --no-write)")
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--tables", default=None, metavar="DIR",
@@ -181,16 +211,27 @@ def main() -> None:
     args = parser.parse_args()
     if args.tables and not Path(args.tables).is_dir():
         parser.error(f"--tables: {args.tables} is not a directory")
+    if args.tables:
+        args.tables = str(Path(args.tables).resolve())     # the same path on every worker
+    if args.cluster and args.workers:
+        parser.error("--cluster and --workers: one or the other")
     every = problems()
     chosen = set(parse_numbers(args.numbers, len(every)))
     tasks = [(number, fen, title, args) for number, fen, title in every if number in chosen]
     start = time.perf_counter()
     rows = []
-    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        for row in pool.map(verdict_of, tasks):
-            rows.append(row)
-            print(f"{row['number']:3d} {row['stipulation']:<6} {row['verdict']:<18} "
-                  f"{row['moves']!s:>3} {row['order']:>4} {row['seconds']:6.1f} s", flush=True)
+
+    def show(row: dict) -> None:
+        print(f"{row['number']:3d} {row['stipulation']:<6} {row['verdict']:<18} "
+              f"{row['moves']!s:>3} {row['order']:>4} {row['seconds']:6.1f} s", flush=True)
+
+    if args.cluster or args.workers:
+        rows = on_cluster(tasks, args, show)
+    else:
+        with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+            for row in pool.map(verdict_of, tasks):
+                rows.append(row)
+                show(row)
     for line in summary(rows, time.perf_counter() - start):
         print(line)
     fens = {number: fen for number, fen, _ in every}

@@ -30,6 +30,7 @@ import os
 import re
 import sqlite3
 import tempfile
+import time
 import tomllib
 from collections import Counter
 from collections.abc import Callable
@@ -39,6 +40,7 @@ from pathlib import Path
 import sqlite_utils
 
 from solver import Limits, solve
+from tablebases import open_tablebase
 from xiangqi import Board, FenError, Move
 from xiangqi.notation import write_line
 
@@ -871,6 +873,117 @@ def _solve_for_catalogue(board: Board, seconds: float, recorded: list[Move]):
             verdict = "mate" if result.exact else f"mate within {result.length}"
             return verdict, "checks" if mode == "checks" else "win", result.length, result.main_line
     return "unproven", "win", None, recorded
+
+
+# -- verifying compositions again (``catalogue verify``) ---------------------------------------
+
+CHECKS_BOUND = 80           # moves of a continuous-check search (as solve_collection.py)
+
+
+@dataclass
+class VerifyBudget:
+    """What each composition's searches may spend: ``seconds`` and ``nodes`` per search (0:
+    no limit), the bound of the quiet-move search, and the tables answering leaves (a
+    directory every worker sees, or None)."""
+    seconds: float = 60.0
+    nodes: int = 0
+    max_moves: int = 30
+    tables: str | None = None
+
+
+def verify_composition(fen: str, stipulation: str, budget: VerifyBudget) -> dict:
+    """One composition's verdict, as ``catalogue verify`` records it (a pure function of its
+    arguments, so that it runs as a cluster task): a draw study (``stipulation`` "draw") by
+    the draw analysis within the budget; any other first as a continuous-check problem (up to
+    80 moves) and, if that proves none, with quiet moves up to ``max_moves``.  Verdicts as
+    ``benchmarks/solve_collection.py`` writes them: "mate", "mate within N", "no mate within
+    N", "unproven" (a draw study's: "draw", "no win within N", "unproven within N", ...).
+    Returns stipulation, verdict, moves, main_line (ICCS), main_line_zh and seconds."""
+    start = time.perf_counter()
+    board = Board(fen)
+    limits = Limits(seconds=budget.seconds, nodes=budget.nodes)
+    tables = open_tablebase(budget.tables) if budget.tables else None
+    try:
+        moves: int | None = None
+        if stipulation == "draw":
+            from solver.draw import analyse_draw
+
+            analysis = analyse_draw(board, tablebase=tables, limits=limits, traps=False)
+            verdict = {"no win within the bound": f"no win within {analysis.bound}",
+                       "unknown": f"unproven within {analysis.bound}"}.get(
+                analysis.verdict, str(analysis.verdict))
+            line = analysis.line.moves if analysis.line is not None else []
+        else:
+            result = solve(board, mode="checks", max_moves=CHECKS_BOUND, limits=limits,
+                           tablebases=tables)
+            stipulation = "checks"
+            if result.verdict == "no mate":
+                result = solve(board, mode="any", max_moves=budget.max_moves, limits=limits,
+                               tablebases=tables)
+                stipulation = "win"
+            verdict = {"no mate": f"no mate within {result.max_moves}",
+                       "unknown": "unproven"}.get(result.verdict, result.verdict)
+            if result.verdict == "mate":
+                moves = result.length
+                if not result.exact:
+                    verdict = f"mate within {result.length}"
+            line = list(result.main_line) if result.verdict == "mate" else []
+    finally:
+        if tables is not None:
+            tables.close()
+    return {"stipulation": stipulation, "verdict": verdict, "moves": moves,
+            "main_line": " ".join(m.iccs() for m in line),
+            "main_line_zh": " ".join(write_line(board, line, "chinese")),
+            "seconds": round(time.perf_counter() - start, 3)}
+
+
+def compositions_to_verify(db: sqlite_utils.Database, collection: str | None = None,
+                           numbers: list[int] | None = None) -> list[dict]:
+    """The compositions (id, collection, number, title, fen, stipulation, verdict, moves) of
+    ``collection`` (every collection if None), only ``numbers`` if given, in order."""
+    where: list[str] = []
+    params: list[str | int] = []
+    if collection is not None:
+        where.append("collection = ?")
+        params.append(collection)
+    if numbers:
+        where.append(f"number IN ({', '.join('?' for _ in numbers)})")
+        params.extend(numbers)
+    rows = db.execute(
+        "SELECT id, collection, number, title, fen, stipulation, verdict, moves "
+        "FROM compositions" + (f" WHERE {' AND '.join(where)}" if where else "")
+        + " ORDER BY collection, number", params).fetchall()
+    keys = ("id", "collection", "number", "title", "fen", "stipulation", "verdict", "moves")
+    return [dict(zip(keys, row)) for row in rows]
+
+
+def write_verdicts(db: sqlite_utils.Database, verdicts: dict[int, dict]) -> int:
+    """Record the verdicts of :func:`verify_composition` (by composition id) and their search
+    entries in one transaction: all of them, or, if anything fails (a locked catalogue),
+    none.  Returns how many rows were written."""
+    if not verdicts:
+        return 0
+    ids = sorted(verdicts)
+    try:
+        with db.conn:
+            if not db.conn.in_transaction:
+                db.conn.execute("BEGIN IMMEDIATE")    # the write lock now, or a clear error
+            db.conn.executemany(
+                "UPDATE compositions SET stipulation = ?, verdict = ?, moves = ?, "
+                "main_line_iccs = ?, main_line_zh = ? WHERE id = ?",
+                [(verdicts[i]["stipulation"], verdicts[i]["verdict"], verdicts[i]["moves"],
+                  verdicts[i]["main_line"], verdicts[i]["main_line_zh"], i) for i in ids])
+            db.conn.executemany("DELETE FROM search WHERE kind = 'composition' AND ref = ?",
+                                [(str(i),) for i in ids])
+            db.conn.executemany(
+                "INSERT INTO search (kind, ref, title, body) VALUES ('composition', ?, ?, ?)",
+                [(str(r[0]), spaced(f"{r[1]} {r[2]}"), spaced(f"{r[3]} {r[4]}"))
+                 for r in db.execute(
+                    "SELECT id, collection, title, verdict, stipulation FROM compositions "
+                    f"WHERE id IN ({', '.join('?' for _ in ids)})", ids).fetchall()])
+    except sqlite3.OperationalError as error:
+        raise database_error(db, error, "no verdict written") from None
+    return len(ids)
 
 
 def export_records(db: sqlite_utils.Database, collection: str | None = None,

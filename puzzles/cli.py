@@ -1,4 +1,5 @@
-"""Catalogue subcommands: ``catalogue build|list|show|search|import|export|diagram|sheet|schema``.
+"""Catalogue subcommands: ``catalogue build|list|show|search|import|export|diagram|sheet|schema|
+verify``.
 
 An entry reference (``show``, ``diagram``, ``sheet``) is a composition's id (``492``), a
 kill pattern (id, Chinese name or alias: its examples) or one example of it (``马后炮:2``).
@@ -34,6 +35,10 @@ sheet REF... -o FILE     ``{"file", "format", "problems": [{"kind", "id", "headi
 schema                   ``{"tables": [{"name", "title", "description", "facets",
                          "columns": [{"name", "type", "description"}]}]}``; with
                          ``--datasette``, the Datasette metadata for ``--db``
+verify                   ``{"verified", "changed", "seconds", "verdicts": {verdict: count},
+                         "compositions": [{"id", "collection", "number", "previous",
+                         "stipulation", "verdict", "moves", "main_line", "main_line_zh",
+                         "seconds"}]}``
 =======================  ======================================================================
 
 On failure the exit status is 1, the message goes to stderr, and with ``--json`` stdout holds
@@ -46,6 +51,7 @@ import argparse
 import json
 import sqlite3
 import sys
+from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 
@@ -55,7 +61,9 @@ from xiangqi.cli import add_diagram_options, whole_number, write_diagram
 from .catalogue import (
     CatalogueError,
     Entry,
+    VerifyBudget,
     build,
+    compositions_to_verify,
     database_error,
     entries_of,
     export_records,
@@ -67,6 +75,8 @@ from .catalogue import (
     pattern_of,
     query,
     search,
+    verify_composition,
+    write_verdicts,
 )
 from .paths import default_database
 
@@ -297,6 +307,81 @@ def cmd_schema(args: argparse.Namespace) -> int:
     return 0
 
 
+def _numbers(text: str) -> list[int]:
+    """An argparse type: composition numbers, e.g. ``1-40,316``."""
+    numbers: list[int] = []
+    for part in text.split(","):
+        first, _, last = part.strip().partition("-")
+        if not first.isdigit() or (last and not last.isdigit()):
+            raise argparse.ArgumentTypeError(f"numbers such as 1-40,316, not {text!r}")
+        numbers.extend(range(int(first), int(last or first) + 1))
+    return numbers
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    """Solve the compositions again within the budget, serially or one task each on a Dask
+    cluster, and write every verdict at the end in one transaction."""
+    import time
+
+    on_cluster = args.cluster is not None or args.workers is not None
+    if on_cluster:
+        from .cluster import ClusterError, require_distributed
+        try:
+            require_distributed()
+        except ClusterError as error:
+            return _fail(args, f"{error} (no verdict written)")
+    db = open_catalogue(args.db)
+    compositions = compositions_to_verify(db, args.collection, args.numbers)
+    if not compositions:
+        return _fail(args, "no composition matches (check --collection / --numbers)")
+    budget = VerifyBudget(seconds=args.seconds, nodes=args.nodes, max_moves=args.max_moves,
+                          tables=str(args.tables.resolve()) if args.tables else None)
+    verdicts: dict[int, dict] = {}
+    start = time.perf_counter()
+
+    def report(i: int, result: dict) -> None:
+        c = compositions[i]
+        verdicts[c["id"]] = result
+        if not args.json:
+            change = "" if result["verdict"] == c["verdict"] else f" (was {c['verdict']})"
+            print(f"[{len(verdicts)}/{len(compositions)}] {c['collection']} {c['number']:>3} "
+                  f"{result['stipulation']:<6} {result['verdict']}{change}  "
+                  f"{result['seconds']:.1f} s", file=sys.stderr, flush=True)
+
+    if on_cluster:
+        from .cluster import connect, dashboard_note, verify_on_cluster
+        try:
+            with connect(args.cluster, args.workers) as client:
+                print(f"verifying {len(compositions)} compositions on "
+                      + (f"the scheduler at {args.cluster}" if args.cluster is not None else
+                         f"a LocalCluster of {args.workers} worker process(es)")
+                      + f"; {dashboard_note(client, args.cluster is None)}", file=sys.stderr)
+                verify_on_cluster(client, compositions, budget, report)
+        except ClusterError as error:
+            return _fail(args, f"{error} (no verdict written)")
+        except Exception as error:              # noqa: BLE001 - a task's failure, reported
+            return _fail(args, f"a composition's task failed: {type(error).__name__}: "
+                               f"{error} (no verdict written)")
+    else:
+        for i, c in enumerate(compositions):
+            report(i, verify_composition(c["fen"], c["stipulation"], budget))
+    written = write_verdicts(db, verdicts)
+    rows = [{"id": c["id"], "collection": c["collection"], "number": c["number"],
+             "previous": c["verdict"], **verdicts[c["id"]]} for c in compositions]
+    counts = dict(Counter(r["verdict"] for r in rows).most_common())
+    changed = sum(1 for r in rows if r["verdict"] != r["previous"])
+    elapsed = time.perf_counter() - start
+    if args.json:
+        _emit({"verified": written, "changed": changed, "seconds": round(elapsed, 1),
+               "verdicts": counts, "compositions": rows})
+        return 0
+    print(f"verified {written} compositions in {elapsed:.0f} s: "
+          + ", ".join(f"{n} {verdict}" for verdict, n in counts.items())
+          + f"; {changed} verdicts changed; written in one transaction to "
+          f"{args.db if args.db is not None else default_database()}")
+    return 0
+
+
 def _handled(command):
     """``command`` with a catalogue that cannot be opened or a bad request reported, not
     raised."""
@@ -370,6 +455,31 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     imp.add_argument("--collection", required=True, help="collection name for the new entries")
     imp.add_argument("--verify-seconds", type=_seconds, default=0.0,
                      help="solve each position within this budget and record the verdict")
+
+    ver = common(commands.add_parser(
+        "verify", help="solve compositions again and record the verdicts (one transaction at "
+                       "the end); --cluster/--workers: one Dask task per composition"),
+        cmd_verify)
+    ver.add_argument("--collection", default=None, help="e.g. 适情雅趣 (default: every one)")
+    ver.add_argument("--numbers", type=_numbers, default=None, metavar="N[-M],...",
+                     help="only these numbers, e.g. 1-40,316")
+    ver.add_argument("--seconds", type=_seconds, default=60.0,
+                     help="budget of each search (default 60; 0: none)")
+    ver.add_argument("--nodes", type=whole_number(0), default=0,
+                     help="node budget of each search (0: none); unlike seconds, the verdicts "
+                          "then do not depend on the machine or its load")
+    ver.add_argument("--max-moves", type=whole_number(1, 200), default=30,
+                     help="bound of the quiet-move search (default 30)")
+    ver.add_argument("--tables", type=Path, default=None, metavar="DIR",
+                     help="tablebases answering the leaves (on a cluster: a directory every "
+                          "worker sees)")
+    where = ver.add_mutually_exclusive_group()
+    where.add_argument("--cluster", metavar="ADDRESS", default=None,
+                       help="run on the Dask cluster of this scheduler (tcp://host:8786); "
+                            "needs the extra xqstudio[cluster]")
+    where.add_argument("--workers", type=whole_number(1, 1024), default=None, metavar="N",
+                       help="run on a Dask LocalCluster of N worker processes here; needs the "
+                            "extra xqstudio[cluster]")
 
     exp = common(commands.add_parser("export", help="write a collection or a pattern's examples"),
                  cmd_export)

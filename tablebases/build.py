@@ -234,13 +234,15 @@ def _sub_specs(material: Material, loaded: dict[str, _Loaded],
 def build(materials: str | list[str], directory: Path | str, threads: int = 1,
           rebuild: bool = False, log: Callable[[str], None] = print,
           progress: Callable[[str, int, int], None] | None = None,
-          verify: bool = True) -> dict[str, dict]:
+          verify: bool = True, sub_tables: bool = True) -> dict[str, dict]:
     """Build the tables of ``materials`` and every sub-table they need into ``directory``.
 
     Existing files are reused unless ``rebuild``.  ``verify`` False skips the full re-check
     of every metric (about a quarter of the build's time): the header then says ``unverified``
     and ``xqstudio tb verify`` can run the check later; a verified build rebuilds such a
-    table when it needs it.  Returns a summary per built material.
+    table when it needs it.  ``sub_tables`` False builds only ``materials`` themselves, whose
+    sub-tables the caller has made sure of (a cluster task: ``tablebases.cluster``).  Returns
+    a summary per built material.
     """
     if isinstance(materials, str):
         materials = [materials]
@@ -249,7 +251,8 @@ def build(materials: str | list[str], directory: Path | str, threads: int = 1,
         _refuse_if_too_large(Material.parse(text).canonical())
     order: list[Material] = []
     for text in materials:
-        for material in Material.parse(text).build_order():
+        wanted = Material.parse(text)
+        for material in wanted.build_order() if sub_tables else [wanted.canonical()]:
             if material not in order:
                 order.append(material)
     requested = {str(Material.parse(t).canonical()) for t in materials}

@@ -76,8 +76,11 @@ def cmd_build(args: argparse.Namespace) -> int:
     try:
         for name in args.material:
             Material.parse(name)
-        summary = build(args.material, args.tables, threads=args.threads, rebuild=args.rebuild,
-                        log=log, progress=progress, verify=args.verify)
+        if args.cluster is not None or args.workers is not None:
+            summary = _build_on_cluster(args, log, progress.tty)
+        else:
+            summary = build(args.material, args.tables, threads=args.threads or default_threads(),
+                            rebuild=args.rebuild, log=log, progress=progress, verify=args.verify)
     except (MaterialError, BuildError, CorruptTableError, OSError) as error:
         progress.done()
         return fail(args, str(error))
@@ -89,6 +92,34 @@ def cmd_build(args: argparse.Namespace) -> int:
         return _report_built(args, summary)
     except KeyboardInterrupt:         # Ctrl-C just after the last table was written
         return _interrupted(args)
+
+
+def _build_on_cluster(args: argparse.Namespace, log, tty: bool) -> dict:
+    """``tb build --cluster ADDRESS`` / ``--workers N``: the set as Dask tasks
+    (:mod:`tablebases.cluster`, imported here so that the core install runs without Dask).
+    Raises BuildError (a ClusterError is one's message) for the CLI to report."""
+    from .cluster import ClusterError, build_on_cluster, connect, dashboard_note
+
+    threads = args.threads or (max(1, default_threads() // args.workers)
+                               if args.workers is not None else 1)
+
+    def status(line: str) -> None:
+        sys.stderr.write("\r" + line[:110].ljust(110))
+        sys.stderr.flush()
+
+    try:
+        with connect(args.cluster, args.workers) as client:
+            where = (f"the scheduler at {args.cluster}" if args.cluster is not None else
+                     f"a LocalCluster of {args.workers} worker process(es)")
+            log(f"building on {where}, {threads} thread(s) a table; "
+                f"{dashboard_note(client, args.cluster is None)}")
+            results = build_on_cluster(client, args.material, args.tables, threads=threads,
+                                       rebuild=args.rebuild, verify=args.verify, log=log,
+                                       status=status if tty else None)
+    except ClusterError as error:
+        raise BuildError(str(error)) from None
+    return {name: {**result, "verified": args.verify} for name, result in results.items()
+            if result["state"] == "built"}
 
 
 def _interrupted(args: argparse.Namespace) -> int:
@@ -348,8 +379,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     build_ = common(commands.add_parser("build", help="build tables (and their sub-tables)"),
                     cmd_build)
     build_.add_argument("material", nargs="+", metavar="MATERIAL", help="e.g. KRKAABB")
-    build_.add_argument("--threads", type=whole_number(1, 1024), default=default_threads())
+    build_.add_argument("--threads", type=whole_number(1, 1024), default=None,
+                        help="threads of each table's build (default: every core here; with "
+                             "--workers N the cores over N; with --cluster 1)")
     build_.add_argument("--rebuild", action="store_true", help="rebuild even if the file exists")
+    where = build_.add_mutually_exclusive_group()
+    where.add_argument("--cluster", metavar="ADDRESS", default=None,
+                       help="build on the Dask cluster of this scheduler (e.g. "
+                            "tcp://host:8786): one task per table, the table directory on a "
+                            "filesystem every worker shares; needs the extra xqstudio[cluster]")
+    where.add_argument("--workers", type=whole_number(1, 1024), default=None, metavar="N",
+                       help="build on a Dask LocalCluster of N worker processes on this "
+                            "machine; needs the extra xqstudio[cluster]")
     build_.add_argument("--no-verify", dest="verify", action="store_false",
                         help="skip the full re-check of every value (about a quarter of the "
                              "time); the table is marked unverified, `tb verify` checks it later")

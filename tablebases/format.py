@@ -26,6 +26,8 @@ import array
 import json
 import mmap
 import os
+import re
+import socket
 import struct
 import sys
 import tempfile
@@ -125,19 +127,29 @@ def _default_mode() -> int:
     return 0o666 & ~umask
 
 
+# This machine, as scratch names carry it: a table directory on a shared filesystem holds the
+# scratch files of writers on other machines (cluster builds), whose processes this one
+# cannot see.
+_HOST = re.sub(r"[^A-Za-z0-9-]", "-", socket.gethostname()) or "host"
+
+
 def _scratch_prefix(path: Path) -> str:
-    """Temporary files are named after the table and the writing process."""
-    return f"{path.name}.{os.getpid()}."
+    """Temporary files are named after the table, the writing process and its machine."""
+    return f"{path.name}.{os.getpid()}@{_HOST}."
 
 
 def remove_stale_scratch(directory: Path) -> list[Path]:
-    """Delete the temporary files of writers whose process is gone (a build killed before it
-    could clean up); those of running builds stay.  Returns what was removed."""
+    """Delete the temporary files of writers of this machine whose process is gone (a build
+    killed before it could clean up); those of running builds and of other machines stay.
+    Returns what was removed."""
     removed = []
     for scratch in list(directory.glob(f"*{SUFFIX}*.blocks")) + \
             list(directory.glob(f"*{SUFFIX}*.tmp")):
-        parts = scratch.name.rsplit(".", 3)      # target . pid . random . blocks|tmp
-        if len(parts) < 4 or not parts[1].isdigit() or _process_alive(int(parts[1])):
+        parts = scratch.name.rsplit(".", 3)      # target . pid@host . random . blocks|tmp
+        if len(parts) < 4:
+            continue
+        pid, _, host = parts[1].partition("@")
+        if not pid.isdigit() or (host and host != _HOST) or _process_alive(int(pid)):
             continue
         try:
             scratch.unlink()

@@ -589,16 +589,22 @@ def test_scratch_files_of_dead_builds_are_removed(tmp_path):
 
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True, check=True)
-    gone = tmp_path / f"KRKA.xqtb.{dead.stdout.strip()}.abc123.blocks"
-    alive = tmp_path / f"KRKA.xqtb.{os.getpid()}.def456.blocks"
+    from tablebases.format import _HOST
+
+    pid = dead.stdout.strip()
+    gone = tmp_path / f"KRKA.xqtb.{pid}@{_HOST}.abc123.blocks"
+    gone_unnamed = tmp_path / f"KRKA.xqtb.{pid}.abc124.tmp"       # before hosts were named
+    alive = tmp_path / f"KRKA.xqtb.{os.getpid()}@{_HOST}.def456.blocks"
+    elsewhere = tmp_path / f"KRKA.xqtb.{pid}@another-machine.abc125.blocks"   # shared disk
     other = tmp_path / "notes.txt.123.tmp"
-    for path in (gone, alive, other):
+    for path in (gone, gone_unnamed, alive, elsewhere, other):
         path.write_bytes(b"partial")
     build(["KRK"], tmp_path, log=lambda line: None)
-    assert not gone.exists() and alive.exists() and other.exists()
+    assert not gone.exists() and not gone_unnamed.exists()
+    assert alive.exists() and elsewhere.exists() and other.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
         ["KK.xqtb", "KK.xqtb.build.json", "KRK.xqtb", "KRK.xqtb.build.json", alive.name,
-         other.name])
+         elsewhere.name, other.name])
     assert remove_stale_scratch(tmp_path) == []
 
 
