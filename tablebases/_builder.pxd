@@ -28,4 +28,5 @@ cdef struct Context:
     uint64_t* loss_hint[2]   # known losses: the only positions a later metric may lose
     uint64_t* next_frontier[2]   # retrograde: positions decided in the current pass
     uint64_t* tentative[2]   # retrograde: positions that may hold a TENTATIVE code
+    uint64_t* won[2]         # retrograde: wins decided at an earlier pass, and ILLEGAL entries
     int threads

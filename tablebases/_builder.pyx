@@ -25,7 +25,8 @@ from xiangqi._core cimport (BoardState, bs_init, bs_free, bs_make, bs_unmake, bs
                             xq_move_from, sq90_of, EMPTY, MAX_MOVES, KING, HORSE, ROOK, CANNON,
                             PAWN, BLACK_BIT)
 from tablebases._index cimport (Indexer, IndexData, ix_encode, ix_decode, ix_has_twin,
-                                ix_encode_quiet, ix_twin)
+                                ix_encode_quiet, ix_twin, ix_prepare_moves, ix_digits,
+                                ix_quiet_index, MAX_GROUPS)
 import time as _time
 
 cdef extern from *:
@@ -241,26 +242,26 @@ cdef inline int sub_code(Context* c, BoardState* s, int captured) noexcept nogil
 cdef inline int64_t moved_index(Context* c, BoardState* s, int64_t base, int move,
                                 bint defender=False) noexcept nogil:
     """Index of the position on ``s`` just after the quiet ``move`` from decoded ``base``.
-    ``defender``: encode moves in Red's defender group incrementally too (the builder's
-    passes; the re-check keeps the plain path)."""
+    ``defender``: encode moves in Red's defender group incrementally too, and by the move
+    tables (the builder's passes; the re-check keeps the plain path)."""
     cdef int piece = s.squares[xq_move_to(move)]
     cdef int64_t index = ix_encode_quiet(c.ix, base, (piece >> 3) & 1, piece & 7,
                                          sq90_of(xq_move_from(move)), sq90_of(xq_move_to(move)),
-                                         defender)
+                                         defender, defender)
     if index == -2:
         index = ix_encode(c.ix, s, 0)
     return index
 
 
-cdef inline int64_t quiet_index(Context* c, BoardState* s, int64_t base, int move) noexcept nogil:
-    """Index after the quiet ``move`` from decoded ``base`` without playing it (the builder's
-    passes): only the moved piece's group digit changes, and ix_encode_quiet takes the
-    points, so the board need not be touched; the same value as ``moved_index(..., True)``.
-    Only a case it leaves to the full encode plays the move."""
+cdef inline int64_t quiet_index(Context* c, BoardState* s, int64_t base, const int64_t* digits,
+                                int move) noexcept nogil:
+    """Index after the quiet ``move`` from decoded ``base`` (its group entries in ``digits``)
+    without playing it (the builder's passes): only the moved piece's group entry changes,
+    and ix_quiet_index takes the points, so the board need not be touched; the same value as
+    ``moved_index(..., True)``.  Only a case it leaves to the full encode plays the move."""
     cdef int piece = s.squares[xq_move_from(move)]
-    cdef int64_t index = ix_encode_quiet(c.ix, base, (piece >> 3) & 1, piece & 7,
-                                         sq90_of(xq_move_from(move)), sq90_of(xq_move_to(move)),
-                                         True)
+    cdef int64_t index = ix_quiet_index(c.ix, base, digits, (piece >> 3) & 1, piece & 7,
+                                        sq90_of(xq_move_from(move)), sq90_of(xq_move_to(move)))
     if index == -2:
         bs_make(s, move)
         index = ix_encode(c.ix, s, 0)
@@ -413,10 +414,12 @@ cdef int64_t expand_frontier(Context* c, BoardState* s, int stm, int64_t idx, in
     cdef int64_t pidxs[MAX_MOVES * 2]
     cdef int k, count, kept = 0, pred = stm ^ 1
     cdef int64_t pidx, twin, changed = 0
+    cdef int64_t digits[MAX_GROUPS]
     cdef uint16_t pc
     cdef bint lost = (n - 1) % 2 == 0
     if decode(c, s, stm, idx) < 0:
         return 0
+    ix_digits(c.ix, idx, digits)
     count = bs_unmoves(s, pred, unmoves)
     # bs_make moves a piece of the side to move: play the reversed move as ``pred`` (when
     # quiet_index needs the board).  The predecessor has ``pred`` to move; its legality
@@ -429,7 +432,7 @@ cdef int64_t expand_frontier(Context* c, BoardState* s, int stm, int64_t idx, in
         # No legality test: a predecessor with ``stm``'s king attacked is stored as ILLEGAL
         # (by init_position, like its mirror twin) and skipped below; reading its code is
         # cheaper than bs_king_attacked.  Nor is the un-move played: its index is all we need.
-        pidx = quiet_index(c, s, idx, unmoves[k])
+        pidx = quiet_index(c, s, idx, digits, unmoves[k])
         if pidx < 0:
             continue
         # A win's predecessor matters only as a candidate loss, and with the DTM hints only
@@ -467,8 +470,9 @@ cdef inline int64_t mark_predecessor(Context* c, int pred, int64_t pidx, bint lo
     return 0
 
 
-cdef inline int candidate_move(Context* c, BoardState* s, int stm, int64_t idx, int move,
-                               bint restricted, int n, int* longest) noexcept nogil:
+cdef inline int candidate_move(Context* c, BoardState* s, int stm, int64_t idx,
+                               const int64_t* digits, int move, bint restricted, int n,
+                               int* longest) noexcept nogil:
     """One pseudo-legal move of candidate ``idx``: 1 if it leads to a decided win for the
     opponent (``longest`` updated) or is not a move (illegal or a forbidden check), 0 if it
     keeps the candidate from being lost now."""
@@ -480,7 +484,7 @@ cdef inline int candidate_move(Context* c, BoardState* s, int stm, int64_t idx, 
         code = successor_code(c, s, stm, idx, move, restricted, True)
     else:
         # A quiet move is played only when the perpetual-check rule needs the board.
-        sidx = quiet_index(c, s, idx, move)
+        sidx = quiet_index(c, s, idx, digits, move)
         if restricted and sidx >= 0 and tb_bit(c.victim[stm ^ 1], sidx):
             bs_make(s, move)
             check = bs_king_attacked(s, stm ^ 1)
@@ -524,18 +528,32 @@ cdef int64_t verify_candidate(Context* c, BoardState* s, int stm, int64_t idx, i
     The verdict does not depend on the order."""
     cdef int moves[MAX_MOVES]
     cdef int count, i, longest = -1
+    cdef int64_t digits[MAX_GROUPS]
+    cdef int64_t sidx
     cdef bint restricted
     if c.values[stm][idx] != 0 or decode(c, s, stm, idx) < 0:
         return 0
+    ix_digits(c.ix, idx, digits)
     restricted = must_stop_checking(c, stm, idx)
     count = bs_pseudo_moves(s, moves)
+    if not restricted and c.won[0] != NULL:
+        # First the quiet moves against the bitmap of the opponent's earlier wins (and
+        # ILLEGAL entries), an eighth of a code's bits and so mostly in cache: a move to an
+        # entry outside it reaches a legal position that is no decided win of distance up to
+        # n - 1, which keeps the candidate from being lost now (candidate_move returns 0 for
+        # it).  Only a candidate left with no such move is checked on the codes below.
+        for i in range(count):
+            if s.squares[xq_move_to(moves[i])] == EMPTY:
+                sidx = quiet_index(c, s, idx, digits, moves[i])
+                if sidx >= 0 and not tb_bit(c.won[stm ^ 1], sidx):
+                    return 0
     for i in range(count):
         if s.squares[xq_move_to(moves[i])] == EMPTY and \
-                not candidate_move(c, s, stm, idx, moves[i], restricted, n, &longest):
+                not candidate_move(c, s, stm, idx, digits, moves[i], restricted, n, &longest):
             return 0
     for i in range(count):
         if s.squares[xq_move_to(moves[i])] != EMPTY and \
-                not candidate_move(c, s, stm, idx, moves[i], restricted, n, &longest):
+                not candidate_move(c, s, stm, idx, digits, moves[i], restricted, n, &longest):
             return 0
     if longest + 1 == n:
         c.values[stm][idx] = n + 1
@@ -558,6 +576,7 @@ cdef list setup_context(Context* c, Indexer indexer, uint16_t[::1] red_values,
     cdef uint64_t[::1] packed_red, packed_black
     cdef Indexer sub_ix
     keep = []
+    ix_prepare_moves(&indexer.data)     # the passes' quiet moves by table (the re-check's not)
     c.ix = &indexer.data
     c.values[0] = &red_values[0]
     c.values[1] = &black_values[0]
@@ -604,6 +623,7 @@ cdef list setup_context(Context* c, Indexer indexer, uint16_t[::1] red_values,
         c.loss_hint[i] = NULL
         c.next_frontier[i] = NULL
         c.tentative[i] = NULL
+        c.won[i] = NULL
     if rules is not None:
         attach_bitmaps(keep, rules, indexer.data.size, c.checker, c.victim)
     return keep
@@ -687,18 +707,19 @@ def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_va
     words = (size + 63) // 64
     if hints is not None:
         attach_bitmaps(keep, hints, size, c.draw_hint, c.loss_hint)
-    # Per side: candidates, frontier, next frontier, tentative codes.
-    bitmaps = zeroed_bits(8 * words)
+    # Per side: candidates, frontier, next frontier, tentative codes, earlier wins.
+    bitmaps = zeroed_bits(10 * words)
     states = <BoardState*> malloc(threads * sizeof(BoardState))
     if bitmaps == NULL or states == NULL:
         free_bits(bitmaps)
         free(states)
         raise MemoryError("not enough memory for the build's bitmaps")
     for t in range(2):
-        c.candidates[t] = bitmaps + (4 * t) * words
-        frontier[t] = bitmaps + (4 * t + 1) * words
-        c.next_frontier[t] = bitmaps + (4 * t + 2) * words
-        c.tentative[t] = bitmaps + (4 * t + 3) * words
+        c.candidates[t] = bitmaps + (5 * t) * words
+        frontier[t] = bitmaps + (5 * t + 1) * words
+        c.next_frontier[t] = bitmaps + (5 * t + 2) * words
+        c.tentative[t] = bitmaps + (5 * t + 3) * words
+        c.won[t] = bitmaps + (5 * t + 4) * words
     for t in range(threads):
         bs_init(&states[t])
     n = 0
@@ -712,8 +733,11 @@ def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_va
             init_entry(&c, &states[threadid()], idx)
         for stm in range(2):
             for idx in prange(size, nogil=True, num_threads=threads, schedule="static"):
-                if c.values[stm][idx] == 1:
+                code = c.values[stm][idx]
+                if code == 1:
                     tb_set_bit(frontier[stm], idx)
+                elif code == ILLEGAL:
+                    tb_set_bit(c.won[stm], idx)     # not a move: as good as a win for the check
         clock.lap("first_sweep")
         n = 1
         while not tb_stopping():
@@ -760,6 +784,10 @@ def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_va
                         c.next_frontier[stm][w] = 0
                         frontier[stm][w] = bits
                         found += __builtin_popcountll(bits)
+                        if n % 2 == 1:
+                            # Every code of pass n has distance n: odd, wins, which the
+                            # candidate checks of the later passes read as decided.
+                            c.won[stm][w] |= bits
             if progress is not None:
                 progress(n, found)
             clock.lap("settle")
@@ -816,9 +844,11 @@ cdef void expected_codes(Metrics* m, BoardState* s, int stm, int64_t idx,
     cdef int codes[MAX_METRICS]
     cdef bint restricted, attacked, forbidden_check, victim
     cdef int64_t sidx
+    cdef int64_t digits[MAX_GROUPS]
     cdef Context* c0 = &m.c[0]
     cdef SubTable* t
     s.turn = stm
+    ix_digits(c0.ix, idx, digits)
     if bs_king_attacked(s, stm ^ 1):
         for k in range(m.count):
             expected[k] = ILLEGAL
@@ -837,9 +867,9 @@ cdef void expected_codes(Metrics* m, BoardState* s, int stm, int64_t idx,
         if s.squares[xq_move_to(moves[i])] != EMPTY:
             continue
         piece = s.squares[xq_move_from(moves[i])]
-        sidx = ix_encode_quiet(c0.ix, idx, (piece >> 3) & 1, piece & 7,
-                               sq90_of(xq_move_from(moves[i])),
-                               sq90_of(xq_move_to(moves[i])), False)
+        sidx = ix_quiet_index(c0.ix, idx, digits, (piece >> 3) & 1, piece & 7,
+                              sq90_of(xq_move_from(moves[i])), sq90_of(xq_move_to(moves[i])),
+                              False)
         if sidx == -2:
             bs_make(s, moves[i])
             sidx = ix_encode(c0.ix, s, 0)
@@ -1406,12 +1436,14 @@ cdef void mark_predecessors(Context* c, BoardState* s, int stm, int64_t idx,
     cdef int unmoves[MAX_MOVES * 2]
     cdef int k, count
     cdef int64_t pidx
+    cdef int64_t digits[MAX_GROUPS]
     if decode(c, s, stm, idx) < 0:
         return
+    ix_digits(c.ix, idx, digits)
     count = bs_unmoves(s, stm ^ 1, unmoves)
     s.turn = stm ^ 1                    # quiet_index may play the un-move
     for k in range(count):
-        pidx = quiet_index(c, s, idx, unmoves[k])
+        pidx = quiet_index(c, s, idx, digits, unmoves[k])
         if pidx < 0:
             continue
         tb_set_bit(dirty, pidx)

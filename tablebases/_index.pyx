@@ -151,16 +151,18 @@ cdef int64_t ix_encode(IndexData* ix, BoardState* s, int flip, int mirror=0) noe
     return index * ix.groups[0].count + gi
 
 cdef int64_t ix_encode_quiet(IndexData* ix, int64_t base, int color, int kind, int from90,
-                             int to90, bint defender=False) noexcept nogil:
+                             int to90, bint defender=False, bint tables=False) noexcept nogil:
     """Index after a non-capturing move of one piece from the decoded position ``base``.
 
     Only the moved piece's group changes, so only its group index is recomputed.  Returns
     -2 when the piece belongs to Red's defender group (its canonical mirror may change: use
     :func:`ix_encode`), -1 if the result is not a placement of this material.  With
     ``defender``, a move in that group is done here too (mirroring the other groups when the
-    group's new placement is not canonical)."""
+    group's new placement is not canonical).  With ``tables``, a group of several pieces
+    takes its new entry from the move table of :func:`ix_prepare_moves` where there is one
+    (the builder's passes; the re-check computes the key, an independent path)."""
     cdef int g = ix.group_of[color][kind]
-    cdef int i, done = 0
+    cdef int i, done = 0, local
     cdef int points[MAX_SLOTS]
     cdef int64_t gi, key, new_gi
     cdef Group* grp
@@ -178,6 +180,30 @@ cdef int64_t ix_encode_quiet(IndexData* ix, int64_t base, int color, int kind, i
             return -1
         points[0] = to90
         key = LOCAL[color][kind][to90]
+    elif tables and grp.moves != NULL:
+        # A group of several pieces (Black's king, advisors and elephants, two rooks, ...):
+        # the move table holds the entry, no sort of identical pieces.
+        local = LOCAL[color][kind][to90]
+        if local < 0:
+            return -1
+        for i in range(grp.nslots):
+            if grp.squares[gi * grp.nslots + i] == from90 and grp.color[i] == color \
+                    and grp.kind[i] == kind:
+                new_gi = grp.moves[gi * grp.row + grp.offset[i] + local]
+                if new_gi >= 0:
+                    return base + (new_gi - gi) * ix.stride[g]
+                if new_gi == -1 or g != 0:
+                    return -1
+                # -2: the mirror image is canonical; the key path below reflects it.
+                break
+        else:
+            return -1
+        for i in range(grp.nslots):
+            points[i] = grp.squares[gi * grp.nslots + i]
+            if not done and points[i] == from90 and grp.color[i] == color and grp.kind[i] == kind:
+                points[i] = to90
+                done = 1
+        key = group_key(grp, points)
     else:
         for i in range(grp.nslots):
             points[i] = grp.squares[gi * grp.nslots + i]
@@ -210,9 +236,16 @@ cdef int64_t ix_mirror_rest(IndexData* ix, int64_t base, int64_t gi0) noexcept n
     cdef int points[MAX_SLOTS]
     cdef int64_t gi, key, index = 0
     cdef Group* grp
+    cdef bint cached = ix_cache.uid == ix.uid and ix_cache.index == base
     for g in range(ix.ngroups - 1, 0, -1):
         grp = &ix.groups[g]
-        gi = (base // ix.stride[g]) % grp.count
+        gi = ix_cache.digits[g] if cached else (base // ix.stride[g]) % grp.count
+        if grp.mirrored != NULL:
+            key = grp.mirrored[gi]      # the entry itself (ix_prepare_moves)
+            if key < 0:
+                return -1
+            index = index * grp.count + key
+            continue
         for i in range(grp.nslots):
             points[i] = mirror90(grp.squares[gi * grp.nslots + i])
         key = group_key(grp, points)
@@ -226,6 +259,19 @@ cdef int64_t ix_twin(IndexData* ix, int64_t index) noexcept nogil:
     """The other index of a position whose Red group is symmetric (``ix_has_twin``): its
     mirror image, as ``ix_encode(.., mirror=1)`` gives it."""
     return ix_mirror_rest(ix, index, index % ix.groups[0].count)
+
+
+cdef void ix_digits(IndexData* ix, int64_t index, int64_t* digits) noexcept nogil:
+    """The group entries of ``index`` (from the thread's cache if it decoded ``index`` last)."""
+    cdef int g
+    cdef int64_t rest = index
+    if ix_cache.uid == ix.uid and ix_cache.index == index:
+        for g in range(ix.ngroups):
+            digits[g] = ix_cache.digits[g]
+        return
+    for g in range(ix.ngroups):
+        digits[g] = rest % ix.groups[g].count
+        rest //= ix.groups[g].count
 
 
 cdef int ix_decode(IndexData* ix, int64_t index, BoardState* s) noexcept nogil:
@@ -281,6 +327,8 @@ cdef int build_group(IndexData* ix, int g, bint mirror_reduce) except -1:
     cdef bint ok
     for i in range(grp.nslots):
         nkeys *= grp.radix[i]
+        for j in range(90):
+            grp.local[i][j] = LOCAL[grp.color[i]][grp.kind[i]][j]
     if nkeys > 50_000_000:
         raise ValueError("a piece group has too many placements to index")
     grp.nkeys = nkeys
@@ -333,6 +381,54 @@ cdef int build_group(IndexData* ix, int g, bint mirror_reduce) except -1:
     return 0
 
 
+DEF MAX_MOVE_TABLE = 1 << 21     # entries (4 bytes each) of one group's move table
+
+
+cdef int ix_prepare_moves(IndexData* ix) except -1:
+    """Build the move tables and mirror entries of the groups (see Group) if not yet built:
+    the builder's quiet moves in a group of several pieces then need no key computation and
+    sort, and a twin's index no key per group.  A group whose table would exceed
+    MAX_MOVE_TABLE entries keeps the key path.  Call with the GIL, before the loops."""
+    cdef int g, i, j, l
+    cdef int64_t gi, key
+    cdef int points[MAX_SLOTS]
+    cdef Group* grp
+    for g in range(ix.ngroups):
+        grp = &ix.groups[g]
+        if g > 0 and grp.mirrored == NULL:
+            grp.mirrored = <int32_t*> malloc(max(grp.count, 1) * sizeof(int32_t))
+            if grp.mirrored == NULL:
+                raise MemoryError()
+            for gi in range(grp.count):
+                for i in range(grp.nslots):
+                    points[i] = mirror90(grp.squares[gi * grp.nslots + i])
+                key = group_key(grp, points)
+                grp.mirrored[gi] = grp.key_to_index[key] if key >= 0 else -1
+                if grp.mirrored[gi] < 0:
+                    grp.mirrored[gi] = -1
+        if grp.nslots < 2 or grp.moves != NULL:
+            continue
+        grp.row = 0
+        for i in range(grp.nslots):
+            grp.offset[i] = grp.row
+            grp.row += grp.radix[i]
+        if grp.count * grp.row > MAX_MOVE_TABLE:
+            continue
+        grp.moves = <int32_t*> malloc(max(grp.count * grp.row, 1) * sizeof(int32_t))
+        if grp.moves == NULL:
+            raise MemoryError()
+        for gi in range(grp.count):
+            for i in range(grp.nslots):
+                for l in range(grp.radix[i]):
+                    for j in range(grp.nslots):
+                        points[j] = grp.squares[gi * grp.nslots + j]
+                    points[i] = POINT[grp.color[i]][grp.kind[i]][l]
+                    key = group_key(grp, points)
+                    grp.moves[gi * grp.row + grp.offset[i] + l] = \
+                        grp.key_to_index[key] if key >= 0 else -1
+    return 0
+
+
 cdef class Indexer:
     """Index of one material (see the module docstring).
 
@@ -379,6 +475,8 @@ cdef class Indexer:
             self.data.groups[g].key_to_index = NULL
             self.data.groups[g].squares = NULL
             self.data.groups[g].symmetric = NULL
+            self.data.groups[g].moves = NULL
+            self.data.groups[g].mirrored = NULL
             self.data.ngroups += 1
         self.data.size = 1
         for g in range(self.data.ngroups):
@@ -397,6 +495,8 @@ cdef class Indexer:
             free(self.data.groups[g].key_to_index)
             free(self.data.groups[g].squares)
             free(self.data.groups[g].symmetric)
+            free(self.data.groups[g].moves)
+            free(self.data.groups[g].mirrored)
 
 
     # -- Python access (tests, tools) -----------------------------------------------------------
@@ -414,6 +514,29 @@ cdef class Indexer:
     def index_of(self, board, bint flip=False):
         """Index of a :class:`xiangqi.Board` position (-1 if its pieces do not match)."""
         return ix_encode(&self.data, &(<BaseBoard> board).state, flip)
+
+    def quiet_move_index(self, int64_t index, int from90, int to90, bint tables=True):
+        """Index after the quiet move of the piece on point ``from90`` to ``to90`` (points
+        0-89) from ``index``, as the builder's passes compute it (``tables``: the move tables
+        of groups of several pieces) or as the re-check does (their keys); -1 if the result
+        is no placement of the material, -2 if the re-check leaves it to the full encode
+        (Red's defender group).  For tests: the two must agree."""
+        cdef int g, i, color = -1, kind = 0
+        cdef int64_t digits[MAX_GROUPS]
+        if not 0 <= index < self.data.size or not 0 <= from90 < 90 or not 0 <= to90 < 90:
+            raise ValueError("index or point out of range")
+        if tables:
+            ix_prepare_moves(&self.data)
+        ix_digits(&self.data, index, digits)
+        for g in range(self.data.ngroups):
+            for i in range(self.data.groups[g].nslots):
+                if self.data.groups[g].squares[digits[g] * self.data.groups[g].nslots + i] \
+                        == from90:
+                    color = self.data.groups[g].color[i]
+                    kind = self.data.groups[g].kind[i]
+        if color < 0:
+            raise ValueError(f"no piece on point {from90} in index {index}")
+        return ix_quiet_index(&self.data, index, digits, color, kind, from90, to90, tables)
 
     def placement(self, int64_t index):
         """The 90 piece codes of ``index`` (None if two pieces overlap)."""
