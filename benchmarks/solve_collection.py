@@ -37,7 +37,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from puzzles.catalogue import replay_fault
+from puzzles.catalogue import composition_numbers, replay_fault
 from solver import Limits, solve
 from tablebases import open_tablebase
 from xiangqi import Board, Move
@@ -93,16 +93,6 @@ def verdict_of(task: tuple) -> dict:
             "moves": result.length if result.verdict == "mate" else "", "order": order,
             "main_line": " ".join(m.iccs() for m in result.main_line),
             "seconds": time.perf_counter() - start, "tb_leaves": tb_leaves}
-
-
-def parse_numbers(text: str | None, last: int) -> list[int]:
-    if not text:
-        return list(range(1, last + 1))
-    numbers: list[int] = []
-    for part in text.split(","):
-        first, _, end = part.partition("-")
-        numbers.extend(range(int(first), int(end or first) + 1))
-    return numbers
 
 
 def summary(rows: list[dict], elapsed: float) -> list[str]:
@@ -216,7 +206,8 @@ def main() -> None:
     if args.cluster and args.workers:
         parser.error("--cluster and --workers: one or the other")
     every = problems()
-    chosen = set(parse_numbers(args.numbers, len(every)))
+    chosen = set(composition_numbers(args.numbers) if args.numbers
+                 else range(1, len(every) + 1))
     tasks = [(number, fen, title, args) for number, fen, title in every if number in chosen]
     start = time.perf_counter()
     rows = []

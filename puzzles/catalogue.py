@@ -212,6 +212,21 @@ def load_great_four(data_dir: Path = DATA_DIR) -> list[dict]:
 
 # -- checking examples ------------------------------------------------------------------------
 
+def composition_numbers(text: str) -> list[int]:
+    """Composition numbers written as ranges and single numbers, e.g. ``1-40,316``.
+
+    >>> composition_numbers("1-3,316")
+    [1, 2, 3, 316]
+    """
+    numbers: list[int] = []
+    for part in text.split(","):
+        first, _, last = part.strip().partition("-")
+        if not first.isdigit() or (last and not last.isdigit()):
+            raise CatalogueError(f"numbers such as 1-40,316, not {text!r}")
+        numbers.extend(range(int(first), int(last or first) + 1))
+    return numbers
+
+
 def replay_fault(board: Board, moves: list[Move], checks: bool,
                  name: str = "line") -> str | None:
     """What is wrong with the mating ``name`` (a line, a solution) from ``board``, or None:

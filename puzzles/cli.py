@@ -63,6 +63,7 @@ from .catalogue import (
     Entry,
     VerifyBudget,
     build,
+    composition_numbers,
     compositions_to_verify,
     database_error,
     entries_of,
@@ -309,13 +310,10 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 def _numbers(text: str) -> list[int]:
     """An argparse type: composition numbers, e.g. ``1-40,316``."""
-    numbers: list[int] = []
-    for part in text.split(","):
-        first, _, last = part.strip().partition("-")
-        if not first.isdigit() or (last and not last.isdigit()):
-            raise argparse.ArgumentTypeError(f"numbers such as 1-40,316, not {text!r}")
-        numbers.extend(range(int(first), int(last or first) + 1))
-    return numbers
+    try:
+        return composition_numbers(text)
+    except CatalogueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
