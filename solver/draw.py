@@ -153,6 +153,9 @@ class DrawAnalysis:
     bound: int
     rules: str
     table: TableNeed | None = None
+    # The missing tables of the materials the drawing line and the traps reach by captures
+    # (each would give those positions their exact value), smallest build first.
+    reached_tables: list[TableNeed] = field(default_factory=list)
     table_value: str | None = None        # the table's value in words
     table_line: list[Move] = field(default_factory=list)   # the win the table shows, if any
     red: SideProof | None = None
@@ -403,10 +406,49 @@ def analyse_draw(board: Board, bound: int = DEFAULT_DRAW_BOUND, tablebase=None,
         _analyse(analysis, board, bound, tablebase, prover, rules, phase, traps, line,
                  trap_moves, line_plies)
         analysis.nodes = prover.nodes
+        analysis.reached_tables = reached_tables(analysis, board, directory, threads)
     finally:
         prover.close()
     analysis.seconds = time.perf_counter() - start
     return analysis
+
+
+# Positions examined per line for the tables they reach, and tables named at most.
+_REACHED_TABLES = 6
+
+
+def reached_tables(analysis: DrawAnalysis, board: Board, directory: Path | str | None,
+                   threads: int = 1) -> list[TableNeed]:
+    """The missing tables of the materials that the drawing line and the traps' lines reach
+    after a capture (the root's own material left out: :attr:`DrawAnalysis.table` names it),
+    each with its build estimate; those that fit first, then by build time.
+
+    >>> from xiangqi import Move
+    >>> analysis = DrawAnalysis("", DrawVerdict.UNKNOWN, "", 20, "chinese")
+    >>> analysis.traps.append(Trap(Move.from_iccs("a0a9"), "capture", None, None))
+    >>> [need.material for need in reached_tables(analysis, Board("r2k5/9/9/9/9/9/9/9/9/R3K4 w"),
+    ...                                           None)]
+    ['KRK']
+    """
+    root = material_name(board)
+    lines = [analysis.line.moves] if analysis.line is not None else []
+    lines += [[trap.move, *trap.line] for trap in analysis.traps]
+    needs: dict[str, TableNeed] = {}
+    for moves in lines:
+        position = board.copy(stack=False)
+        for move in moves:
+            if not position.is_legal(move):
+                break
+            capture = position.is_capture(move)
+            position.push(move)
+            name = material_name(position) if capture else root
+            if name == root or name in needs:
+                continue
+            need = table_need(position, directory, threads)
+            if not need.present:
+                needs[name] = need
+    ordered = sorted(needs.values(), key=lambda need: (not need.fits, need.seconds))
+    return ordered[:_REACHED_TABLES]
 
 
 def _analyse(analysis: DrawAnalysis, board: Board, bound: int, tablebase, prover: Prover,
@@ -726,8 +768,9 @@ def check_line(board: Board, moves: list[Move], tablebase=None, bound: int = 8,
     proves that none exists within growing bounds up to ``bound`` moves, within
     ``seconds_per_move`` (each step's ``held`` says the largest bound proven, and whether the
     whole ``bound`` was reached).  With ``both_sides`` the opponent's moves are checked the
-    same way (the holder has no forced win after them).  The line stops at a move refuted (a
-    forced win found: end "refuted"), at a repetition the rules call a draw, at the natural
+    same way (the holder has no forced win after them).  The line stops before a move refuted
+    (a forced win found: end "refuted", the move and its refutation in ``detail``), at a
+    repetition the rules call a draw, at the natural
     limit or at a table draw reached by a capture; otherwise it ends "line end".
 
     >>> from xiangqi import Move
@@ -757,9 +800,10 @@ def check_line(board: Board, moves: list[Move], tablebase=None, bound: int = 8,
                 say(f"line ply {ply}: {COLOR_NAMES[mover ^ 1]} wins within {bound}?")
                 held = _checked_move(board, mover, tablebase, prover, bound, seconds_per_move,
                                      rules)
-            steps.append(LineStep(move, held))
             if held.startswith(f"{COLOR_NAMES[mover ^ 1]} wins"):
-                return DrawLine(steps, "refuted", f"ply {ply}: {held}")
+                # The line keeps the moves that hold; the refuted one is named in the end.
+                return DrawLine(steps, "refuted", f"ply {ply}, {move.iccs()}: {held}")
+            steps.append(LineStep(move, held))
             ending = rule_ending(board, rules)
             if ending is not None:
                 return DrawLine(steps, *ending)
@@ -793,12 +837,17 @@ def _checked_move(after: Board, mover: int, tablebase, prover: Prover, bound: in
         return "the opponent has no move"
     status, length, _, exact, held = _deepening(prover, mover ^ 1, after, bound, seconds, 0,
                                                 lambda text: None)
+    if status == PROVEN and not length:
+        # Won at the root: the search judges a repetition at its second occurrence, and
+        # this one the rules make the mover deviate from.
+        return (f"{opponent} wins: the move repeats a position, which the {rules} rules "
+                f"forbid {COLOR_NAMES[mover]} to keep up (search)")
     if status == PROVEN:
         return f"{opponent} wins: mate in {'at most ' if not exact else ''}{length} (search)"
     if held == bound:
         return f"no {opponent} win within {bound} (search)"
     if held:
-        return f"no {opponent} win within {held} (search; {bound} unproven)"
+        return f"no {opponent} win within {held} (search, {bound} unproven)"
     return f"unproven: no bound reached within {seconds:.0f} s"
 
 
@@ -813,6 +862,8 @@ def report_lines(analysis: DrawAnalysis, board: Board, notation: str = "chinese"
              "(棋例)"]
     if analysis.table is not None:
         lines.append(f"Table: {analysis.table.describe()}")
+    for need in analysis.reached_tables:
+        lines.append(f"  reached by the line or a trap: {need.describe()}")
     if analysis.table_value is not None:
         lines.append(f"  exact value (Red to move): {analysis.table_value}"
                      if board.turn == 0 else f"  exact value: {analysis.table_value}")
@@ -881,15 +932,18 @@ def analysis_json(analysis: DrawAnalysis) -> dict:
                 "held": p.held,
                 "line": moves(p.line)}
 
+    def need_json(need: TableNeed) -> dict:
+        return {"material": need.material, "present": need.present, "missing": need.missing,
+                "estimated_seconds": round(need.seconds, 1), "memory_bytes": need.memory,
+                "fits": need.fits, "error": need.error, "text": need.describe()}
+
     table = analysis.table
     return {
         "fen": analysis.fen, "verdict": analysis.verdict, "settled_by": analysis.settled_by,
         "bound": analysis.bound, "rules": analysis.rules, "sound": analysis.sound,
         "unsound": analysis.unsound,
-        "table": None if table is None else {
-            "material": table.material, "present": table.present, "missing": table.missing,
-            "estimated_seconds": round(table.seconds, 1), "memory_bytes": table.memory,
-            "fits": table.fits, "error": table.error, "text": table.describe()},
+        "table": None if table is None else need_json(table),
+        "reached_tables": [need_json(need) for need in analysis.reached_tables],
         "table_value": analysis.table_value, "table_line": moves(analysis.table_line),
         "red": proof(analysis.red), "black": proof(analysis.black),
         "traps": [{"move": t.move.iccs(), "kind": t.kind,

@@ -135,7 +135,10 @@ def test_check_line_reports_what_checked_each_move(knkb):
     line = check_line(Board(NO_550), moves(LINE_550[:4]), knkb, bound=4)
     assert [step.held for step in line.steps] == ["table KNKB: draw"] * 4
     assert line.end == "line end"
-    searched = check_line(Board(ROOKS), moves("i0i1 a1a0"), bound=3, seconds_per_move=5)
-    assert searched.end == "refuted" and searched.steps[0].held.startswith("Black wins")
+    # The line stops before the first move refuted; its end names it and the win.
+    searched = check_line(Board(ROOKS), moves("i0i5 a1b1"), bound=3, seconds_per_move=5)
+    assert [step.held for step in searched.steps] == ["no Black win within 3 (search)"]
+    assert (searched.end, searched.detail) == (
+        "refuted", "ply 2, a1b1: Red wins: mate in 1 (search)")
     with pytest.raises(ValueError, match="ply 1 of the line: a2a3 is not legal"):
         check_line(Board(NO_550), moves("a2a3"))
