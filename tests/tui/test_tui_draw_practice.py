@@ -9,7 +9,7 @@ from textual.widgets import Input, Static
 
 from tablebases.build import build
 from tui.app import XQStudioApp
-from tui.screens import draw_practice
+from tui.screens import practice
 from tui.screens.draw_practice import DrawPracticeScreen
 from tui.widgets.board import BoardView
 from tui.widgets.move_list import MoveList
@@ -54,7 +54,7 @@ def knkb_tables(tmp_path, monkeypatch):
 
 def test_a_draw_study_is_practised_against_the_table(catalogue, knkb_tables, drive,
                                                      monkeypatch):
-    monkeypatch.setattr(draw_practice, "REFUTATION_SHOWN_SECONDS", 1.0)
+    monkeypatch.setattr(practice, "REFUTATION_SHOWN_SECONDS", 3.0)
 
     async def scenario(pilot):
         screen = await practise(pilot, "单相和马")
@@ -62,7 +62,10 @@ def test_a_draw_study_is_practised_against_the_table(catalogue, knkb_tables, dri
         await enter_move(pilot, screen, "a2c4")             # 相九进七: the horse wins
         board_view = screen.query_one("#practice-board", BoardView)
         refuted = words(screen, "message"), board_view.board.fen(), screen.session.board.fen()
-        await pilot.pause(1.2)                               # the refutation goes
+        for _ in range(100):                                # the refutation goes
+            await pilot.pause(0.1)
+            if board_view.interactive:
+                break
         taken_back = board_view.board.fen(), board_view.interactive
         await enter_move(pilot, screen, "a2c0")             # 相九退七 holds
         held = words(screen, "message"), words(screen, "score")

@@ -40,10 +40,9 @@ from tablebases.paths import default_directory
 from xiangqi import Board, Move
 from xiangqi.notation import write_move
 
-from ..repetition import judge, status_note
 from ..widgets.board import BoardView
 from ..widgets.move_list import MoveList
-from ..widgets.status_line import SIDE_NAMES, StatusLine
+from ..widgets.status_line import SIDE_NAMES
 from .practice import (
     PROGRESS_NODES,
     SEARCH_SECONDS,
@@ -117,9 +116,6 @@ class DrawPracticeScreen(PracticeBase):
     def session(self) -> DrawPractice:
         assert self.practice is not None, "no practice session yet"
         return self.practice
-
-    def _current_board(self) -> Board:
-        return self.session.board
 
     def _open_session(self) -> None:
         self.practice = None
@@ -282,16 +278,9 @@ class DrawPracticeScreen(PracticeBase):
         """Bring the board, moves, status and score to the session's position."""
         if self.thinking:
             return
-        board_view = self.query_one("#practice-board", BoardView)
         practice = self.practice
-        board = practice.board if practice is not None else self.start
-        moves = [] if practice is None else practice.played
-        board_view.clear_marks()
-        board_view.set_board(board, moves[-1] if moves else None)
-        board_view.interactive = self._can_play()
-        self.query_one("#practice-moves", MoveList).set_line(self.start, moves, len(moves))
-        self.query_one("#practice-status", StatusLine).show_position(
-            board, status_note(judge(board)))
+        self._show_position(practice.board if practice is not None else self.start,
+                            [] if practice is None else practice.played)
         self._show_score()
 
     def _show_score(self) -> None:

@@ -114,10 +114,9 @@ class PracticeBase(Screen):
     start: Board
     heading: str
     # Each screen's own: judge a move in the worker (returning what to show), whether the
-    # board takes a move now, the position to move from, and bringing the widgets up to it.
+    # board takes a move now, and bringing the widgets up to the session's position.
     _judge: Callable[[Board, Move], Callable[[], None]]
     _can_play: Callable[[], bool]
-    _current_board: Callable[[], Board]
     _show: Callable[[], None]
     _find_hint: Callable[[], Callable[[], None]]
 
@@ -202,6 +201,22 @@ class PracticeBase(Screen):
         board_view.clear_marks()
         board_view.set_board(shown, event.move)
         self._ask(partial(self._judge, before, event.move))
+
+    def _current_board(self) -> Board:
+        """The session's position (the user is to move in it)."""
+        practice = getattr(self, "practice", None)
+        assert practice is not None, "no practice session yet"
+        return practice.board
+
+    def _show_position(self, board: Board, moves: list[Move]) -> None:
+        """The board, the moves played from the start and the status line at ``board``."""
+        board_view = self.query_one("#practice-board", BoardView)
+        board_view.clear_marks()
+        board_view.set_board(board, moves[-1] if moves else None)
+        board_view.interactive = self._can_play()
+        self.query_one("#practice-moves", MoveList).set_line(self.start, moves, len(moves))
+        self.query_one("#practice-status", StatusLine).show_position(
+            board, status_note(judge(board)))
 
     def _show_refutation(self, after: Board, refutation: Move, move: Move) -> None:
         """Show ``after`` (the wrong ``move`` and the ``refutation`` played) for
@@ -321,9 +336,6 @@ class PracticeScreen(PracticeBase):
         """The practice in progress (asked for only once it has started)."""
         assert self.practice is not None, "no practice session yet"
         return self.practice
-
-    def _current_board(self) -> Board:
-        return self.session.board
 
     def _open_session(self) -> None:
         self.practice = None
@@ -571,18 +583,11 @@ class PracticeScreen(PracticeBase):
         """Bring the board, moves, status and score to the session's position."""
         if self.thinking:       # the board shows the move being judged
             return
-        board_view = self.query_one("#practice-board", BoardView)
         practice = self.practice
-        board = practice.board if practice is not None else self.start
         moves = ([] if practice is None else
                  [move for turn in practice.turns for move in (turn.move, turn.defence)
                   if move is not None])
-        board_view.clear_marks()
-        board_view.set_board(board, moves[-1] if moves else None)
-        board_view.interactive = self._can_play()
-        self.query_one("#practice-moves", MoveList).set_line(self.start, moves, len(moves))
-        note = self._repetition_note(board)
-        self.query_one("#practice-status", StatusLine).show_position(board, note)
+        self._show_position(practice.board if practice is not None else self.start, moves)
         self.query_one("#practice-solution", Static).update("")
         self._show_score()
 
@@ -599,9 +604,6 @@ class PracticeScreen(PracticeBase):
         self.query_one("#practice-score", Static).update(score)
 
     # -- repetitions (棋例) --------------------------------------------------------------------
-
-    def _repetition_note(self, board: Board) -> str:
-        return status_note(judge(board))
 
     def _check_repetition(self, board: Board) -> None:
         """Announce, once, a repetition that the last move on ``board`` completed."""
