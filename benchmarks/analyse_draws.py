@@ -114,7 +114,9 @@ def main(argv: list[str] | None = None) -> int:
             "table": "present" if need.present else
             (f"missing: ~{need.seconds:,.0f} s, {need.memory / 2**30:,.2f} GiB"
              + ("" if need.fits else " (does not fit)") if need.error is None else "no table"),
-            "line_end": line.end if line is not None else "-",
+            # A given line's end says where and why it stops (a refuted move, ...).
+            "line_end": "-" if line is None else line.end if args.main_line_file is None
+            else f"{line.end} ({line.detail})",
             "line": " ".join(m.iccs() for m in line.moves) if line is not None else "",
             "traps": traps,
             "line_checks": ";".join(step.held for step in line.steps) if line else "",
