@@ -114,9 +114,9 @@ def main(argv: list[str] | None = None) -> int:
             "table": "present" if need.present else
             (f"missing: ~{need.seconds:,.0f} s, {need.memory / 2**30:,.2f} GiB"
              + ("" if need.fits else " (does not fit)") if need.error is None else "no table"),
-            # A given line's end says where and why it stops (a refuted move, ...).
+            # A given line's end says how far it was checked and why it stops there.
             "line_end": "-" if line is None else line.end if args.main_line_file is None
-            else f"{line.end} ({line.detail})",
+            else f"given line checked, {len(line.steps)} plies; it stops: {line.detail}",
             "line": " ".join(m.iccs() for m in line.moves) if line is not None else "",
             "traps": traps,
             "line_checks": ";".join(step.held for step in line.steps) if line else "",

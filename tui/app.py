@@ -83,6 +83,7 @@ class XQStudioApp(App[None]):
         ("Board", BoardView),
         ("Catalogue", CatalogueScreen),
         ("Practice", PracticeScreen),
+        ("Draw practice (和)", DrawPracticeScreen),
         ("Analyse", AnalyseScreen),
         ("Tablebase panel (analyse)", TablebasePanel),
         ("Solver panel (analyse)", SolverPanel),
