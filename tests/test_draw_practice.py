@@ -142,3 +142,16 @@ def test_check_line_reports_what_checked_each_move(knkb):
         "refuted", "ply 2, a1b1: Red wins: mate in 1 (search)")
     with pytest.raises(ValueError, match="ply 1 of the line: a2a3 is not legal"):
         check_line(Board(NO_550), moves("a2a3"))
+
+
+def test_a_capture_into_a_table_draw_ends_the_practice(knkb):
+    # No. 550 with a Red pawn on g4: no table for KNKPB; the horse takes the pawn (马6退7,
+    # the first capture of the resistance) and the KNKB table shows a draw.
+    practice = DrawPractice(Board("4k4/9/9/9/9/6P2/9/B4n3/9/3K5 w"), tablebase=knkb,
+                            limits=Limits(seconds=10), bound=3)
+    verdict = practice.play(Move.from_iccs("a2c0"))
+    assert verdict.keeps_draw and verdict.source == "search within 3"
+    assert practice.resist() == Move.from_iccs("f2g4")
+    outcome = practice.outcome
+    assert (outcome.result, outcome.termination) == ("draw", "table")
+    assert outcome.detail == "the table KNKB shows a draw"

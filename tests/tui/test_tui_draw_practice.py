@@ -52,6 +52,7 @@ def knkb_tables(tmp_path, monkeypatch):
     return directory
 
 
+@pytest.mark.slow
 def test_a_draw_study_is_practised_against_the_table(catalogue, knkb_tables, drive,
                                                      monkeypatch):
     monkeypatch.setattr(practice, "REFUTATION_SHOWN_SECONDS", 3.0)
@@ -92,6 +93,7 @@ def test_a_draw_study_is_practised_against_the_table(catalogue, knkb_tables, dri
     assert len(played) == 2 and moves.startswith("1. 相九退七")
 
 
+@pytest.mark.slow
 def test_qixing_follows_the_analysis_line_without_tables(catalogue, drive):
     async def scenario(pilot):
         screen = await practise(pilot, "七星聚会")
