@@ -10,6 +10,14 @@ BENCHMARKS.md.
 
     python benchmarks/analyse_draws.py --tables /work/tbdraw --seconds 20 --write --markdown
     python benchmarks/analyse_draws.py --numbers 550 551 --build-up-to 60
+    python benchmarks/analyse_draws.py --tables /work/tbdraw --numbers 1 --write \
+        --main-line-file benchmarks/data/qixing_juhui_main_line.txt --line-bound 10
+
+``--main-line-file`` replaces the drawing line the analysis finds by a given one (a study's
+traditional main line; ``#`` comments, move numbers and any notation accepted), checked move
+by move by :func:`solver.draw.check_line`; the ``line_checks`` column then says, per ply,
+what showed the move keeps the mover's draw (a table, or the bound within which a full-width
+search proved the opponent has no forced win).
 """
 from __future__ import annotations
 
@@ -25,13 +33,15 @@ sys.path.insert(0, str(ROOT))
 
 from puzzles.catalogue import load_compositions, load_great_four  # noqa: E402
 from solver import Limits  # noqa: E402
-from solver.draw import analyse_draw, build_tables, table_need  # noqa: E402
+from solver.draw import analyse_draw, build_tables, check_line, table_need  # noqa: E402
 from tablebases import open_tablebase  # noqa: E402
 from xiangqi import Board  # noqa: E402
+from xiangqi.notation import parse_line  # noqa: E402
 
 OUTPUT = ROOT / "puzzles" / "data" / "draw_analyses.tsv"
 COLUMNS = ["collection", "number", "title", "material", "verdict", "settled_by", "bound",
-           "red_held", "black_held", "seconds", "nodes", "table", "line_end", "line", "traps"]
+           "red_held", "black_held", "seconds", "nodes", "table", "line_end", "line", "traps",
+           "line_checks"]
 
 
 def studies(numbers: list[int] | None) -> list[dict]:
@@ -40,6 +50,13 @@ def studies(numbers: list[int] | None) -> list[dict]:
     if numbers:
         rows = [r for r in rows if r["number"] in numbers]
     return rows
+
+
+def read_line(path: Path, board: Board) -> list:
+    """The moves of a line file: ``#`` comments and move numbers (``12.``) skipped."""
+    words = [word for text in path.read_text(encoding="utf-8").splitlines()
+             for word in text.split("#")[0].split() if not word.rstrip(".").isdigit()]
+    return parse_line(board, words)
 
 
 def peak_mib() -> float:
@@ -58,6 +75,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--write", action="store_true", help=f"rewrite {OUTPUT.name}")
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    parser.add_argument("--main-line-file", type=Path,
+                        help="check this line (one study) instead of finding a drawing line")
+    parser.add_argument("--line-bound", type=int, default=8,
+                        help="moves the opponent's win is searched after each line move")
+    parser.add_argument("--line-seconds", type=float, default=20.0,
+                        help="search time for each move of --main-line-file")
     args = parser.parse_args(argv)
     results = []
     for row in studies(args.numbers):
@@ -69,7 +92,13 @@ def main(argv: list[str] | None = None) -> int:
         start = time.perf_counter()
         with open_tablebase(args.tables) as tablebase:
             analysis = analyse_draw(board, args.bound, tablebase,
-                                    Limits(seconds=args.seconds), trap_moves=20)
+                                    Limits(seconds=args.seconds), trap_moves=20,
+                                    line=args.main_line_file is None)
+            if args.main_line_file is not None:
+                analysis.line = check_line(
+                    board, read_line(args.main_line_file, board), tablebase, args.line_bound,
+                    args.line_seconds, phase=lambda text: print(text, file=sys.stderr,
+                                                                flush=True))
         elapsed = time.perf_counter() - start
         collection = "shiqingyaqu" if row["collection"] == "适情雅趣" else "jianghu"
         traps = ";".join(f"{t.move.iccs()}>{t.refutation.iccs() if t.refutation else '-'}"
@@ -85,9 +114,12 @@ def main(argv: list[str] | None = None) -> int:
             "table": "present" if need.present else
             (f"missing: ~{need.seconds:,.0f} s, {need.memory / 2**30:,.2f} GiB"
              + ("" if need.fits else " (does not fit)") if need.error is None else "no table"),
-            "line_end": line.end if line is not None else "-",
+            # A given line's end says how far it was checked and why it stops there.
+            "line_end": "-" if line is None else line.end if args.main_line_file is None
+            else f"given line checked, {len(line.steps)} plies; it stops: {line.detail}",
             "line": " ".join(m.iccs() for m in line.moves) if line is not None else "",
             "traps": traps,
+            "line_checks": ";".join(step.held for step in line.steps) if line else "",
         }
         results.append(result)
         print(f"{collection} {row['number']:>3} {need.material:<14} {analysis.verdict:<24} "

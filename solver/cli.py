@@ -39,11 +39,10 @@ def _open_tables(args: argparse.Namespace):
     """The tablebase the search probes (None: --no-tables, or no table in the directory);
     the caller closes it."""
     from tablebases import open_tablebase
-    from tablebases.paths import default_directory
 
     if args.no_tables:
         return None
-    directory = args.tables or default_directory()
+    directory = _tables_directory(args)
     if not directory.is_dir():
         return None
     tablebase = open_tablebase(directory)
@@ -239,14 +238,42 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return status
 
 
+def _tables_directory(args: argparse.Namespace):
+    from tablebases.paths import default_directory
+
+    return args.tables or default_directory()
+
+
+def _build_missing(args: argparse.Namespace, needs: list) -> int | None:
+    """Build each of ``needs`` (:class:`solver.draw.TableNeed`) that is missing and fits,
+    saying what it costs; None when done, else the exit status of the failure."""
+    from tablebases.build import BuildError
+    from tablebases.format import CorruptTableError
+
+    from .draw import build_tables
+
+    for need in needs:
+        if need.present:
+            continue
+        print(need.describe(), file=sys.stderr)
+        if not need.fits:
+            continue
+        try:
+            build_tables(need, _tables_directory(args), args.threads,
+                         log=lambda text: print(text, file=sys.stderr))
+        except (BuildError, CorruptTableError, OSError) as error:
+            return fail(args, f"building {need.material}: {error}")
+        except KeyboardInterrupt:
+            fail(args, f"building {need.material} was interrupted")
+            return 130
+    return None
+
+
 def cmd_draw(args: argparse.Namespace, bound: int | None, line: str | None = None) -> int:
     """``verify --stipulation draw`` and ``solve --draw``: the draw analysis of
     :mod:`solver.draw` (exit status 0: the draw is proven, by a table, or holds within the
     bound for both sides with nothing unproven; 1 otherwise; 130 interrupted)."""
-    from tablebases.build import BuildError
-    from tablebases.format import CorruptTableError
-
-    from .draw import analyse_draw, analysis_json, build_tables, report_lines, table_need
+    from .draw import analyse_draw, analysis_json, report_lines, table_need
 
     if line is not None:
         return fail(args, "--line checks a mating line; a draw study's line is found by the "
@@ -254,34 +281,33 @@ def cmd_draw(args: argparse.Namespace, bound: int | None, line: str | None = Non
     board = read_board(args.fen, args)
     if board is None:
         return 1
-    if args.build_tables and not args.no_tables:
-        from tablebases.paths import default_directory
-
-        directory = args.tables or default_directory()
-        need = table_need(board, directory, args.threads)
-        if not need.present:
-            print(need.describe(), file=sys.stderr)
-            if need.fits:
-                try:
-                    build_tables(need, directory, args.threads,
-                                 log=lambda text: print(text, file=sys.stderr))
-                except (BuildError, CorruptTableError, OSError) as error:
-                    return fail(args, f"building {need.material}: {error}")
-                except KeyboardInterrupt:
-                    fail(args, f"building {need.material} was interrupted")
-                    return 130
-    tablebase = _open_tables(args)
+    building = args.build_tables and not args.no_tables
+    if building:
+        failed = _build_missing(args, [table_need(board, _tables_directory(args), args.threads)])
+        if failed is not None:
+            return failed
     progress = LiveProgress(args.json)
     progress.entries = 1 << args.table_bits
-    try:
-        with _interruptible(progress, tablebase):
-            analysis = analyse_draw(
-                board, bound or DEFAULT_DRAW_BOUND, tablebase, _limits(args, draw=True),
-                args.rules, progress, phase=progress.set_phase, traps=not args.no_traps,
-                line=not args.no_line, trap_moves=args.trap_moves, line_plies=args.line_plies,
-                threads=args.threads)
-    except SolverError as error:
-        return fail(args, str(error))
+    for attempt in ("first", "again"):
+        tablebase = _open_tables(args)
+        try:
+            with _interruptible(progress, tablebase):
+                analysis = analyse_draw(
+                    board, bound or DEFAULT_DRAW_BOUND, tablebase, _limits(args, draw=True),
+                    args.rules, progress, phase=progress.set_phase, traps=not args.no_traps,
+                    line=not args.no_line, trap_moves=args.trap_moves,
+                    line_plies=args.line_plies, threads=args.threads)
+        except SolverError as error:
+            return fail(args, str(error))
+        # The tables the line and the traps reach by captures: built, then analysed again
+        # once, so that those positions get their exact values.
+        reached = [need for need in analysis.reached_tables if need.fits]
+        if attempt == "again" or not building or not reached or progress.cancelled:
+            break
+        failed = _build_missing(args, reached)
+        if failed is not None:
+            return failed
+        print("analysing again with the tables built", file=sys.stderr)
     proven = analysis.verdict in (DrawVerdict.DRAW, DrawVerdict.NO_WIN) and not analysis.unproven
     status = 130 if progress.cancelled else 0 if proven else 1
     if progress.cancelled:
@@ -442,7 +468,8 @@ def _draw_options(parser: argparse.ArgumentParser) -> None:
                             "chinese)")
     group.add_argument("--build-tables", action="store_true",
                        help="build the missing table of the position's material first, if it "
-                            "fits in memory (its time and memory are said)")
+                            "fits in memory (its time and memory are said), and those the "
+                            "drawing line and the traps reach by captures, then analyse again")
     group.add_argument("--threads", type=_at_most(1024), default=1,
                        help="threads of a table build (default 1)")
     group.add_argument("--trap-moves", type=_at_most(1000), default=DEFAULT_TRAP_MOVES,

@@ -153,6 +153,9 @@ class DrawAnalysis:
     bound: int
     rules: str
     table: TableNeed | None = None
+    # The missing tables of the materials the drawing line and the traps reach by captures
+    # (each would give those positions their exact value), smallest build first.
+    reached_tables: list[TableNeed] = field(default_factory=list)
     table_value: str | None = None        # the table's value in words
     table_line: list[Move] = field(default_factory=list)   # the win the table shows, if any
     red: SideProof | None = None
@@ -243,7 +246,7 @@ def build_tables(need: TableNeed, directory: Path | str, threads: int = 1,
     build(need.material, directory, threads=threads, log=log)
 
 
-def _probe(tablebase, board: Board):
+def table_value(tablebase, board: Board):
     """The table value of ``board`` for its side to move, or None (no table)."""
     if tablebase is None:
         return None
@@ -255,20 +258,21 @@ def _probe(tablebase, board: Board):
         return None
 
 
-def _material(board: Board) -> str:
+def material_name(board: Board) -> str:
+    """The canonical material of ``board`` (the name of the table that serves it)."""
     from tablebases.material import Material
 
     return str(Material.from_board(board).canonical())
 
 
-def _holds(wdl: int) -> bool:
+def holds(wdl: int) -> bool:
     """A value (for the side to move) that is at least a draw under the natural limit."""
     return wdl >= -1
 
 
 # -- searches --------------------------------------------------------------------------------
 
-class _Prover:
+class Prover:
     """One df-pn searcher per attacking colour, reused for every query (one transposition
     table each); each query runs within its own time and node budget."""
 
@@ -335,7 +339,7 @@ class _Prover:
 class _Budget:
     """The analysis's time and node budget, handed out phase by phase."""
 
-    def __init__(self, seconds: float, nodes: int, prover: _Prover) -> None:
+    def __init__(self, seconds: float, nodes: int, prover: Prover) -> None:
         self.seconds, self.nodes, self.prover = seconds, nodes, prover
         self.start = time.time()
         self.phases_left = list(_SHARES)
@@ -397,23 +401,62 @@ def analyse_draw(board: Board, bound: int = DEFAULT_DRAW_BOUND, tablebase=None,
     directory = getattr(tablebase, "directory", None)
     analysis = DrawAnalysis(board.fen(), DrawVerdict.UNKNOWN, "", bound, rules,
                             table=table_need(board, directory, threads))
-    prover = _Prover(board, limits, tablebase, progress)
+    prover = Prover(board, limits, tablebase, progress)
     try:
         _analyse(analysis, board, bound, tablebase, prover, rules, phase, traps, line,
                  trap_moves, line_plies)
         analysis.nodes = prover.nodes
+        analysis.reached_tables = reached_tables(analysis, board, directory, threads)
     finally:
         prover.close()
     analysis.seconds = time.perf_counter() - start
     return analysis
 
 
-def _analyse(analysis: DrawAnalysis, board: Board, bound: int, tablebase, prover: _Prover,
+# Positions examined per line for the tables they reach, and tables named at most.
+_REACHED_TABLES = 6
+
+
+def reached_tables(analysis: DrawAnalysis, board: Board, directory: Path | str | None,
+                   threads: int = 1) -> list[TableNeed]:
+    """The missing tables of the materials that the drawing line and the traps' lines reach
+    after a capture (the root's own material left out: :attr:`DrawAnalysis.table` names it),
+    each with its build estimate; those that fit first, then by build time.
+
+    >>> from xiangqi import Move
+    >>> analysis = DrawAnalysis("", DrawVerdict.UNKNOWN, "", 20, "chinese")
+    >>> analysis.traps.append(Trap(Move.from_iccs("a0a9"), "capture", None, None))
+    >>> [need.material for need in reached_tables(analysis, Board("r2k5/9/9/9/9/9/9/9/9/R3K4 w"),
+    ...                                           None)]
+    ['KRK']
+    """
+    root = material_name(board)
+    lines = [analysis.line.moves] if analysis.line is not None else []
+    lines += [[trap.move, *trap.line] for trap in analysis.traps]
+    needs: dict[str, TableNeed] = {}
+    for moves in lines:
+        position = board.copy(stack=False)
+        for move in moves:
+            if not position.is_legal(move):
+                break
+            capture = position.is_capture(move)
+            position.push(move)
+            name = material_name(position) if capture else root
+            if name == root or name in needs:
+                continue
+            need = table_need(position, directory, threads)
+            if not need.present:
+                needs[name] = need
+    ordered = sorted(needs.values(), key=lambda need: (not need.fits, need.seconds))
+    return ordered[:_REACHED_TABLES]
+
+
+def _analyse(analysis: DrawAnalysis, board: Board, bound: int, tablebase, prover: Prover,
              rules: str, phase, traps: bool, line: bool, trap_moves: int,
              line_plies: int) -> None:
     budget = _Budget(prover.limits.seconds, prover.limits.nodes, prover)
     say = phase or (lambda text: None)
-    value = _probe(tablebase, board)
+    value = table_value(tablebase, board)
     holder = board.turn
     if value is not None:
         _from_table(analysis, board, value, tablebase)
@@ -448,10 +491,10 @@ def _analyse(analysis: DrawAnalysis, board: Board, bound: int, tablebase, prover
 def _from_table(analysis: DrawAnalysis, board: Board, value, tablebase) -> None:
     from tablebases.probe import describe
 
-    analysis.settled_by = f"table {_material(board)}"
+    analysis.settled_by = f"table {material_name(board)}"
     analysis.table_value = describe(value, board.turn)
     holder = board.turn
-    if _holds(value.wdl) and _holds(-value.wdl):
+    if holds(value.wdl) and holds(-value.wdl):
         analysis.verdict = DrawVerdict.DRAW
     else:
         winner = holder if value.wdl > 0 else holder ^ 1
@@ -463,7 +506,7 @@ def _from_table(analysis: DrawAnalysis, board: Board, value, tablebase) -> None:
 _DEEPENING = (2, 4, 6, 8, 10, 12, 15)
 
 
-def _deepening(prover: _Prover, side: int, board: Board, bound: int, seconds: float,
+def _deepening(prover: Prover, side: int, board: Board, bound: int, seconds: float,
                nodes: int, say) -> tuple[str, int | None, list[Move], bool, int]:
     """Whether ``side`` wins within ``bound``, searched at growing bounds within one budget:
     (status at ``bound``, length, line, exact, the largest bound proven to hold: no win)."""
@@ -503,7 +546,7 @@ def _verdict_from_search(analysis: DrawAnalysis) -> None:
         analysis.settled_by = ""
 
 
-def _find_traps(analysis: DrawAnalysis, board: Board, tablebase, prover: _Prover, bound: int,
+def _find_traps(analysis: DrawAnalysis, board: Board, tablebase, prover: Prover, bound: int,
                 seconds: float, nodes: int, trap_moves: int, say) -> None:
     holder = board.turn
     candidates = tempting_order(board)[:trap_moves]
@@ -517,14 +560,14 @@ def _find_traps(analysis: DrawAnalysis, board: Board, tablebase, prover: _Prover
         after = board.copy()
         after.push(move)
         analysis.trap_moves_examined += 1
-        value = _probe(tablebase, after)
+        value = table_value(tablebase, after)
         if value is not None:
             if value.wdl == 2:          # the opponent, to move, wins (not saved by the limit)
                 reply = tablebase.ranked_moves(after)[0].move if after.has_legal_move() else None
                 line_ = tablebase.best_line(after)
                 dtm = value.dtm or 0
                 analysis.traps.append(Trap(move, _kind(board, move), reply, (dtm + 1) // 2,
-                                           line_, f"table {_material(after)}"))
+                                           line_, f"table {material_name(after)}"))
             continue
         if not after.has_legal_move():
             continue                    # Red mated or stalemated Black: no trap
@@ -548,7 +591,7 @@ def _find_traps(analysis: DrawAnalysis, board: Board, tablebase, prover: _Prover
                                  f"examined lose within {bound} moves")
 
 
-def _drawing_line(root: Board, tablebase, prover: _Prover, rules: str, bound: int,
+def _drawing_line(root: Board, tablebase, prover: Prover, rules: str, bound: int,
                   seconds: float, nodes: int, max_plies: int, root_in_table: bool,
                   say, first: tuple[list[Move], list[Move]] = ([], [])) -> DrawLine:
     """Both sides keep at least a draw; the holder (the side to move at the root) heads for
@@ -564,19 +607,16 @@ def _drawing_line(root: Board, tablebase, prover: _Prover, rules: str, bound: in
     check_bound = min(bound, 6)
     while True:
         if steps:
-            verdict = adjudicate(board, rules)
-            if verdict is not None and verdict.loser is None:
-                return DrawLine(steps, "repetition", str(verdict).splitlines()[0])
-            # A forbidden repetition: its loser must deviate, and the line goes on (the
-            # loser's moves that would repeat it again are not chosen).
-            if natural_limit(board, rules=rules).reached:
-                return DrawLine(steps, "natural limit",
-                                f"60 moves without a capture: a draw under the {rules} rules")
-            value = _probe(tablebase, board)
-            if value is not None and not root_in_table and _holds(value.wdl) and \
-                    _holds(-value.wdl):
+            # A forbidden repetition is no end: its loser must deviate, and the line goes
+            # on (the loser's moves that would repeat it again are not chosen).
+            ending = rule_ending(board, rules)
+            if ending is not None:
+                return DrawLine(steps, *ending)
+            value = table_value(tablebase, board)
+            if value is not None and not root_in_table and holds(value.wdl) and \
+                    holds(-value.wdl):
                 return DrawLine(steps, "table draw",
-                                f"the table {_material(board)} shows a draw")
+                                f"the table {material_name(board)} shows a draw")
         if not board.has_legal_move():
             return DrawLine(steps, "game over", "the side to move has no legal move")
         if len(steps) >= max_plies:
@@ -586,8 +626,8 @@ def _drawing_line(root: Board, tablebase, prover: _Prover, rules: str, bound: in
         mover = board.turn
         plies_left = max(1, max_plies - len(steps))
         say(f"line ply {len(steps) + 1}: {COLOR_NAMES[mover]} holds within {check_bound}?")
-        if _probe(tablebase, board) is not None:
-            chosen = _table_choice(board, tablebase, rules, mover == holder)
+        if table_value(tablebase, board) is not None:
+            chosen = table_choice(board, tablebase, rules, mover == holder)
         else:
             if deadline and time.time() >= deadline or node_end and prover.nodes >= node_end:
                 return DrawLine(steps, "unproven",
@@ -602,7 +642,7 @@ def _drawing_line(root: Board, tablebase, prover: _Prover, rules: str, bound: in
                 chosen = LineStep(held[0], f"no {COLOR_NAMES[mover ^ 1]} win within {bound} "
                                            "(search)")
             if chosen is None:
-                chosen = _search_choice(board, tablebase, prover, rules, check_bound,
+                chosen = search_choice(board, tablebase, prover, rules, check_bound,
                                         each_seconds, each_nodes, losing)
         if chosen is None:
             return DrawLine(steps, "unproven",
@@ -610,6 +650,18 @@ def _drawing_line(root: Board, tablebase, prover: _Prover, rules: str, bound: in
                             f"{len(steps) + 1}")
         steps.append(chosen)
         board.push(chosen.move)
+
+
+def rule_ending(board: Board, rules: str) -> tuple[str, str] | None:
+    """("repetition", the verdict) if the last move on ``board`` completed a repetition the
+    ``rules`` call a draw, ("natural limit", words) if 60 moves passed without a capture;
+    else None."""
+    verdict = adjudicate(board, rules)
+    if verdict is not None and verdict.loser is None:
+        return "repetition", str(verdict).splitlines()[0]
+    if natural_limit(board, rules=rules).reached:
+        return "natural limit", f"60 moves without a capture: a draw under the {rules} rules"
+    return None
 
 
 def _repetition_loser(board: Board, rules: str) -> int | None:
@@ -629,11 +681,15 @@ def _occurrences(board: Board) -> int:
     return count
 
 
-def _table_choice(board: Board, tablebase, rules: str, holding: bool) -> LineStep | None:
+def table_choice(board: Board, tablebase, rules: str, holding: bool) -> LineStep | None:
+    """The table's move for the side to move on ``board`` (which a table covers), among
+    those that keep at least its draw and repeat nothing the rules forbid to it: the
+    ``holding`` side heads for a repetition, then a capture; the other side leaves the
+    holder the fewest holding replies, avoiding repetitions.  None if every move loses."""
     mover = board.turn
     options = []
     for ranked in tablebase.ranked_moves(board):
-        if not _holds(ranked.value.wdl):
+        if not holds(ranked.value.wdl):
             continue
         capture = board.is_capture(ranked.move)
         board.push(ranked.move)
@@ -645,7 +701,7 @@ def _table_choice(board: Board, tablebase, rules: str, holding: bool) -> LineSte
                 key: tuple = (-seen, not capture, ranked.move.iccs())
             else:
                 replies = sum(1 for r in tablebase.ranked_moves(board)
-                              if _holds(r.value.wdl)) if board.has_legal_move() else 0
+                              if holds(r.value.wdl)) if board.has_legal_move() else 0
                 key = (replies, seen, ranked.move.iccs())
         finally:
             board.pop()
@@ -653,13 +709,13 @@ def _table_choice(board: Board, tablebase, rules: str, holding: bool) -> LineSte
     if not options:
         return None
     _, ranked = min(options, key=lambda option: option[0])
-    return LineStep(ranked.move, f"table {_material(board)}: "
+    return LineStep(ranked.move, f"table {material_name(board)}: "
                                  f"{'draw' if ranked.value.wdl == 0 else 'holds'}")
 
 
-def _search_choice(board: Board, tablebase, prover: _Prover, rules: str, bound: int,
-                   seconds: float, nodes: int, losing: list[Move] | None = None
-                   ) -> LineStep | None:
+def search_choice(board: Board, tablebase, prover: Prover, rules: str, bound: int,
+                  seconds: float, nodes: int, losing: list[Move] | None = None
+                  ) -> LineStep | None:
     """The first move (repetitions judged a draw first, then checks, captures, the rest)
     after which the opponent has no forced win within ``bound`` moves."""
     mover = board.turn
@@ -686,10 +742,10 @@ def _search_choice(board: Board, tablebase, prover: _Prover, rules: str, bound: 
         per_nodes = max(500, (node_end - prover.nodes) // 2) if node_end else 0
         after = board.copy()
         after.push(move)
-        value = _probe(tablebase, after)
+        value = table_value(tablebase, after)
         if value is not None:
-            if _holds(-value.wdl):
-                return LineStep(move, f"table {_material(after)}: "
+            if holds(-value.wdl):
+                return LineStep(move, f"table {material_name(after)}: "
                                       f"{'draw' if value.wdl == 0 else 'holds'}")
             continue
         if not after.has_legal_move():
@@ -698,6 +754,101 @@ def _search_choice(board: Board, tablebase, prover: _Prover, rules: str, bound: 
         if status == DISPROVEN:
             return LineStep(move, f"no {COLOR_NAMES[mover ^ 1]} win within {bound} (search)")
     return None
+
+
+def check_line(board: Board, moves: list[Move], tablebase=None, bound: int = 8,
+               seconds_per_move: float = 20.0, limits: Limits | None = None,
+               rules: str = "chinese", both_sides: bool = True,
+               progress: Callable[[int, int], bool | None] | None = None,
+               phase: Callable[[str], None] | None = None) -> DrawLine:
+    """Check a given drawing line (a composition's traditional main line) move by move.
+
+    After each move of the holder (the side to move on ``board``) the opponent must have no
+    forced win: the table says so where one covers the position, else a full-width search
+    proves that none exists within growing bounds up to ``bound`` moves, within
+    ``seconds_per_move`` (each step's ``held`` says the largest bound proven, and whether the
+    whole ``bound`` was reached).  With ``both_sides`` the opponent's moves are checked the
+    same way (the holder has no forced win after them).  The line stops before a move refuted
+    (a forced win found: end "refuted", the move and its refutation in ``detail``), at a
+    repetition the rules call a draw, at the natural
+    limit or at a table draw reached by a capture; otherwise it ends "line end".
+
+    >>> from xiangqi import Move
+    >>> line = check_line(Board("3k5/9/9/9/9/9/9/9/9/4K4 w"),
+    ...                   [Move.from_iccs(m) for m in ("e0f0", "d9d8")], bound=2)
+    >>> [step.held for step in line.steps], line.end
+    (['no Black win within 2 (search)', 'no Red win within 2 (search)'], 'line end')
+    """
+    ruleset(rules)
+    limits = replace(limits or Limits(), repetition_rules=rules)
+    say = phase or (lambda text: None)
+    holder = board.turn
+    board = board.copy()
+    root_material = material_name(board)
+    prover = Prover(board, limits, tablebase, progress)
+    steps: list[LineStep] = []
+    try:
+        for ply, move in enumerate(moves, start=1):
+            if not board.is_legal(move):
+                raise SolverError(f"ply {ply} of the line: {move.iccs()} is not legal in "
+                                  f"{board.fen()}")
+            mover = board.turn
+            board.push(move)
+            if mover != holder and not both_sides:
+                held = "not checked"
+            else:
+                say(f"line ply {ply}: {COLOR_NAMES[mover ^ 1]} wins within {bound}?")
+                held = _checked_move(board, mover, tablebase, prover, bound, seconds_per_move,
+                                     rules)
+            if held.startswith(f"{COLOR_NAMES[mover ^ 1]} wins"):
+                # The line keeps the moves that hold; the refuted one is named in the end.
+                return DrawLine(steps, "refuted", f"ply {ply}, {move.iccs()}: {held}")
+            steps.append(LineStep(move, held))
+            ending = rule_ending(board, rules)
+            if ending is not None:
+                return DrawLine(steps, *ending)
+            if held.startswith("table") and held.endswith("draw") and \
+                    material_name(board) != root_material:
+                return DrawLine(steps, "table draw", f"the table {material_name(board)} shows "
+                                                     "a draw")
+    finally:
+        prover.close()
+    full = sum(step.held.endswith(f"within {bound} (search)") or step.held.startswith("table")
+               for step in steps)
+    return DrawLine(steps, "line end", f"the given line ends after {len(steps)} plies; {full} "
+                                       f"moves checked to the full bound of {bound} or by a "
+                                       "table")
+
+
+def _checked_move(after: Board, mover: int, tablebase, prover: Prover, bound: int,
+                  seconds: float, rules: str) -> str:
+    """What shows that ``mover``'s last move on ``after`` keeps its draw, in words: a table,
+    the largest bound within which a search proved the opponent has no forced win, or the
+    opponent's win when one is found."""
+    opponent = COLOR_NAMES[mover ^ 1]
+    if _repetition_loser(after, rules) == mover:
+        return f"{opponent} wins: the move repeats in a way the {rules} rules forbid"
+    value = table_value(tablebase, after)
+    if value is not None:
+        if holds(-value.wdl):
+            return f"table {material_name(after)}: {'draw' if value.wdl == 0 else 'holds'}"
+        return f"{opponent} wins: table {material_name(after)}"
+    if not after.has_legal_move():
+        return "the opponent has no move"
+    status, length, _, exact, held = _deepening(prover, mover ^ 1, after, bound, seconds, 0,
+                                                lambda text: None)
+    if status == PROVEN and not length:
+        # Won at the root: the search judges a repetition at its second occurrence, and
+        # this one the rules make the mover deviate from.
+        return (f"{opponent} wins: the move repeats a position, which the {rules} rules "
+                f"forbid {COLOR_NAMES[mover]} to keep up (search)")
+    if status == PROVEN:
+        return f"{opponent} wins: mate in {'at most ' if not exact else ''}{length} (search)"
+    if held == bound:
+        return f"no {opponent} win within {bound} (search)"
+    if held:
+        return f"no {opponent} win within {held} (search, {bound} unproven)"
+    return f"unproven: no bound reached within {seconds:.0f} s"
 
 
 # -- the report ------------------------------------------------------------------------------
@@ -711,6 +862,8 @@ def report_lines(analysis: DrawAnalysis, board: Board, notation: str = "chinese"
              "(棋例)"]
     if analysis.table is not None:
         lines.append(f"Table: {analysis.table.describe()}")
+    for need in analysis.reached_tables:
+        lines.append(f"  reached by the line or a trap: {need.describe()}")
     if analysis.table_value is not None:
         lines.append(f"  exact value (Red to move): {analysis.table_value}"
                      if board.turn == 0 else f"  exact value: {analysis.table_value}")
@@ -779,15 +932,18 @@ def analysis_json(analysis: DrawAnalysis) -> dict:
                 "held": p.held,
                 "line": moves(p.line)}
 
+    def need_json(need: TableNeed) -> dict:
+        return {"material": need.material, "present": need.present, "missing": need.missing,
+                "estimated_seconds": round(need.seconds, 1), "memory_bytes": need.memory,
+                "fits": need.fits, "error": need.error, "text": need.describe()}
+
     table = analysis.table
     return {
         "fen": analysis.fen, "verdict": analysis.verdict, "settled_by": analysis.settled_by,
         "bound": analysis.bound, "rules": analysis.rules, "sound": analysis.sound,
         "unsound": analysis.unsound,
-        "table": None if table is None else {
-            "material": table.material, "present": table.present, "missing": table.missing,
-            "estimated_seconds": round(table.seconds, 1), "memory_bytes": table.memory,
-            "fits": table.fits, "error": table.error, "text": table.describe()},
+        "table": None if table is None else need_json(table),
+        "reached_tables": [need_json(need) for need in analysis.reached_tables],
         "table_value": analysis.table_value, "table_line": moves(analysis.table_line),
         "red": proof(analysis.red), "black": proof(analysis.black),
         "traps": [{"move": t.move.iccs(), "kind": t.kind,

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from xiangqi import Board, Move
@@ -52,6 +52,16 @@ from .types import Mode, Verdict
 ATTACKER, DEFENDER = "attacker", "defender"
 SLOW_MATE_SLACK = 4           # mode "any": moves beyond the shortest mate still judged
 REFUTATION_SECONDS = 3.0      # the whole search for a wrong try's refuting defence
+
+
+def _require_turn(outcome, to_move: str, side: str, other_call: str) -> None:
+    """Refuse a request of ``side`` once the practice is over or while ``to_move`` (the other
+    side) is to move, naming ``other_call``, the call that side makes."""
+    if outcome is not None:
+        raise PracticeError(f"the practice is over ({outcome.result}); take_back() to try "
+                            "again")
+    if to_move != side:
+        raise PracticeError(f"the {to_move} is to move: call {other_call}")
 
 
 class PracticeError(SolverError):
@@ -335,13 +345,8 @@ class Practice:
     # -- helpers ----------------------------------------------------------------------------
 
     def _require(self, side: str) -> None:
-        outcome = self.outcome
-        if outcome is not None:
-            raise PracticeError(f"the practice is over ({outcome.result}); take_back() to "
-                                "try again")
-        if self.to_move != side:
-            other = "defend()" if side == ATTACKER else "play(move)"
-            raise PracticeError(f"the {self.to_move} is to move: call {other}")
+        _require_turn(self.outcome, self.to_move, side, "defend()" if side == ATTACKER
+                      else "play(move)")
 
     def _budget(self, at_most: float | None = None) -> None:
         """Give the next search the limits' seconds and nodes afresh (at most ``at_most``
@@ -378,4 +383,321 @@ class Practice:
                f"{'ply' if plies == 1 else 'plies'})"
 
 
-__all__ = ["Practice", "PracticeError", "MoveEvaluation", "PracticeOutcome", "Turn"]
+
+
+# -- draw studies (红先和) -------------------------------------------------------------------
+
+DRAW_PRACTICE_BOUND = 6
+"""Black's forced wins looked for after a Red move that no table covers, in Black moves: a
+move after which none is found within it is taken as holding (a bound, not a proof)."""
+HOLDER, RESISTER = "holder", "resister"
+
+
+@dataclass(frozen=True)
+class DrawMoveEvaluation:
+    """The verdict on a move of the side holding the draw, against the position before it.
+
+    ``keeps_draw``: True if the move holds (a table shows at least a draw, or no forced win
+    of the opponent within the practice's bound was found, or the move repeats into a draw),
+    False if it loses (a table or a search shows the opponent's forced win, the move was a
+    known trap, or it completes a repetition the 棋例 forbid to the mover), None if the search
+    hit its limit.  ``source`` says what judged it ("table KRKP", "search within 6", "trap of
+    the analysis", "棋例 26.1", ...).  For a losing move ``refutation`` is the opponent's
+    answer, ``line`` its win from that answer on and ``length`` its moves to mate (when
+    known).  ``ending`` is set when the move ends the practice: "repetition", "natural
+    limit", "table" (a capture into a table draw) or "mate" (the holder mated: a win)."""
+    move: Move
+    keeps_draw: bool | None
+    source: str
+    reason: str
+    refutation: Move | None = None
+    line: tuple[Move, ...] = ()
+    length: int | None = None
+    ending: str | None = None
+
+
+@dataclass(frozen=True)
+class DrawOutcome:
+    """How a finished draw practice ended: ``result`` "draw" (``termination`` "repetition",
+    "natural limit" or "table"), "win" (the holder mated or stalemated the opponent) or
+    "draw lost" (the last move lost); ``detail`` in words; ``moves`` the holder's moves."""
+    result: str
+    termination: str
+    detail: str
+    moves: int
+
+
+@dataclass
+class DrawTurn:
+    """One move of the holder, its evaluation, and the opponent's resistance after it."""
+    move: Move
+    evaluation: DrawMoveEvaluation
+    defence: Move | None = None
+    defence_source: str = ""
+    ending: tuple[str, str] | None = None   # (termination, detail) once the practice ended
+
+
+class DrawPractice:
+    """A draw study practised: the side to move on ``board`` (Red in a 红先和 study) must keep
+    the draw; the program plays the other side's strongest resistance.
+
+    Each holder move is judged before it stands (:meth:`evaluate`): by the table where one
+    covers the position after it, by the ``traps`` the analysis found (first moves with
+    Black's refutation), as the next move of the analysis' drawing ``line``, or by a bounded
+    search: the opponent has no forced win within ``bound`` moves after it.  The resistance
+    (:meth:`resist`) is the table's move that keeps the opponent's draw and leaves the holder
+    the fewest holding replies, else the drawing line's next move while the game follows it,
+    else the first move (repetitions judged a draw, checks, captures, the rest) after which
+    the holder has no forced win within ``bound``.  ``rules`` ("chinese", "asian") judges
+    every repetition: the practice ends in a draw by a repetition the rules call a draw, by the
+    natural limit, or by a capture into a material whose table shows a draw; a holder move
+    that completes a repetition the rules forbid to the holder loses.  ``limits.seconds`` and
+    ``nodes`` bound each question's search.
+
+    >>> import tempfile
+    >>> from tablebases import open_tablebase
+    >>> from tablebases.build import build
+    >>> directory = tempfile.mkdtemp()
+    >>> _ = build("KNKB", directory, log=lambda line: None)
+    >>> tablebase = open_tablebase(directory)
+    >>> practice = DrawPractice(Board("4k4/9/9/9/9/9/9/B4n3/9/3K5 w"), tablebase=tablebase)
+    >>> losing = practice.evaluate(Move.from_iccs("a2c4"))
+    >>> losing.keeps_draw, losing.source, losing.refutation.iccs(), losing.length
+    (False, 'table KNKB', 'f2d3', 5)
+    >>> practice.play(Move.from_iccs("a2c0")).keeps_draw
+    True
+    >>> practice.resist().iccs(), practice.defence_source
+    ('e9e8', 'table KNKB')
+    >>> tablebase.close()
+    """
+
+    def __init__(self, board: Board, tablebase=None, limits: Limits | None = None,
+                 rules: str = "chinese", bound: int = DRAW_PRACTICE_BOUND,
+                 line: list[Move] | None = None, traps: list | None = None,
+                 progress: Callable[[int, int], bool | None] | None = None) -> None:
+        from xiangqi.rules import ruleset
+
+        from .draw import Prover, holds, material_name, table_value
+
+        ruleset(rules)                      # an unknown rule set is refused here
+        if bound < 1:
+            raise PracticeError(f"the bound must be at least 1 move, not {bound}")
+        if not board.has_legal_move():
+            raise PracticeError("the side to move has no legal move: the game is already over")
+        self.start = board.copy()
+        self.board = board.copy()
+        self.holder = board.turn
+        self.tablebase, self.rules, self.bound = tablebase, rules, bound
+        self.limits = replace(limits or Limits(), repetition_rules=rules)
+        self.line = list(line or [])
+        self.traps = {trap.move: trap for trap in traps or []}
+        self.turns: list[DrawTurn] = []
+        self.defence_source = ""
+        self.prover = Prover(board, self.limits, tablebase, progress)
+        value = table_value(tablebase, board)
+        if value is not None and not holds(value.wdl):
+            raise PracticeError("the table shows the side to move loses: the study is unsound")
+        self._start_material = material_name(board)
+
+    # -- state ------------------------------------------------------------------------------
+
+    @property
+    def to_move(self) -> str:
+        """"holder" (the user) or "resister" (the program)."""
+        return HOLDER if self.board.turn == self.holder else RESISTER
+
+    @property
+    def played(self) -> list[Move]:
+        return [m for turn in self.turns for m in (turn.move, turn.defence) if m is not None]
+
+    @property
+    def outcome(self) -> DrawOutcome | None:
+        """None while the practice goes on."""
+        if not self.turns:
+            return None
+        last = self.turns[-1]
+        if last.evaluation.keeps_draw is False:
+            return DrawOutcome("draw lost", "loss", last.evaluation.reason, len(self.turns))
+        if last.ending is None:
+            return None
+        termination, detail = last.ending
+        result = "win" if termination == "mate" else "draw"
+        return DrawOutcome(result, termination, detail, len(self.turns))
+
+    def is_finished(self) -> bool:
+        return self.outcome is not None
+
+    # -- the holder -------------------------------------------------------------------------
+
+    def evaluate(self, move: Move) -> DrawMoveEvaluation:
+        """Judge ``move`` of the holder, without playing it."""
+        self._require(HOLDER)
+        if not self.board.is_legal(move):
+            raise PracticeError(f"{move.iccs()} is not a legal move here")
+        after = self.board.copy()
+        after.push(move)
+        return self._judge(move, after)
+
+    def play(self, move: Move) -> DrawMoveEvaluation:
+        """Evaluate ``move``, then play it (unless it is unknown whether it holds).  A losing
+        move stands too (the practice is then over: :meth:`take_back` to try again)."""
+        evaluation = self.evaluate(move)
+        if evaluation.keeps_draw is None:
+            raise PracticeError(evaluation.reason)
+        turn = DrawTurn(move, evaluation)
+        self.turns.append(turn)
+        self.board.push(move)
+        if evaluation.ending is not None:
+            turn.ending = self._ending(self.board) or (evaluation.ending, evaluation.reason)
+        return evaluation
+
+    def hint(self) -> Move:
+        """A holding move: the table's, the drawing line's, or the first a bounded search
+        shows to hold."""
+        self._require(HOLDER)
+        move, _ = self._choose(holding=True)
+        return move
+
+    # -- the resister -----------------------------------------------------------------------
+
+    def resist(self) -> Move:
+        """Play the opponent's strongest resistance and return it (:attr:`defence_source`
+        says what chose it)."""
+        self._require(RESISTER)
+        move, source = self._choose(holding=False)
+        self.board.push(move)
+        turn = self.turns[-1]
+        turn.defence, turn.defence_source = move, source
+        self.defence_source = source
+        turn.ending = self._ending(self.board)
+        return move
+
+    def take_back(self) -> Move:
+        """Undo the last holder move (and the reply to it, if any); return it."""
+        if not self.turns:
+            raise PracticeError("no move to take back")
+        turn = self.turns.pop()
+        if turn.defence is not None:
+            self.board.pop()
+        self.board.pop()
+        return turn.move
+
+    # -- judging ----------------------------------------------------------------------------
+
+    def _judge(self, move: Move, after: Board) -> DrawMoveEvaluation:
+        from xiangqi.pieces import COLOR_NAMES
+
+        from .draw import holds, material_name, table_value
+
+        name = move.iccs()
+        opponent = COLOR_NAMES[self.holder ^ 1]
+        if not after.has_legal_move():
+            return DrawMoveEvaluation(move, True, "rules", f"{name} leaves {opponent} no move: "
+                                      "a win, more than the draw", ending="mate")
+        forbidden = self._forbidden_repetition(after)
+        if forbidden is not None:
+            return DrawMoveEvaluation(move, False, "棋例", f"{name} repeats the position in a way "
+                                      f"the {self.rules} rules forbid: {forbidden}")
+        ending = self._ending(after)
+        value = table_value(self.tablebase, after)
+        if value is not None:
+            source = f"table {material_name(after)}"
+            if holds(-value.wdl):
+                return DrawMoveEvaluation(move, True, source, self._holding_words(name, source,
+                                          ending), ending=ending[0] if ending else None)
+            line = tuple(self.tablebase.best_line(after))
+            return DrawMoveEvaluation(move, False, source, f"{name} loses: {opponent} mates "
+                                      f"in {((value.dtm or 0) + 1) // 2} ({source})",
+                                      line[0] if line else None, line, ((value.dtm or 0) + 1) // 2)
+        if ending is not None:
+            return DrawMoveEvaluation(move, True, ending[0], f"{name}: {ending[1]}",
+                                      ending=ending[0])
+        trap = self.traps.get(move) if not self.turns else None
+        if trap is not None:
+            return DrawMoveEvaluation(move, False, "trap of the analysis",
+                                      f"{name} is a trap (陷阱): {opponent} mates in {trap.length}",
+                                      trap.refutation, tuple(trap.line), trap.length)
+        played = self.played
+        if self.line[:len(played) + 1] == played + [move]:
+            return DrawMoveEvaluation(move, True, "the analysis' drawing line",
+                                      f"{name} follows the drawing line of the analysis")
+        return self._search(move, after)
+
+    def _search(self, move: Move, after: Board) -> DrawMoveEvaluation:
+        from xiangqi.pieces import COLOR_NAMES
+
+        opponent = COLOR_NAMES[self.holder ^ 1]
+        status, length, moves, _ = self.prover.wins(self.holder ^ 1, after, self.bound,
+                                                    self.limits.seconds, self.limits.nodes,
+                                                    line=True)
+        source = f"search within {self.bound}"
+        if status == DISPROVEN:
+            return DrawMoveEvaluation(move, True, source, f"{move.iccs()} holds: {opponent} "
+                                      f"has no forced win within {self.bound} moves (bounded "
+                                      "search)")
+        if status == PROVEN:
+            return DrawMoveEvaluation(move, False, source, f"{move.iccs()} loses: {opponent} "
+                                      f"forces mate in {length} (search)",
+                                      moves[0] if moves else None, tuple(moves), length)
+        return DrawMoveEvaluation(move, None, source, f"unknown: the search hit a limit judging "
+                                  f"{move.iccs()}")
+
+    def _holding_words(self, name: str, source: str, ending: tuple[str, str] | None) -> str:
+        words = f"{name} holds ({source} shows at least a draw)"
+        return f"{words}; {ending[1]}" if ending else words
+
+    def _forbidden_repetition(self, board: Board) -> str | None:
+        """The rule a repetition completed by the last move breaks, if its loser is the
+        mover."""
+        from xiangqi.rules import adjudicate
+
+        verdict = adjudicate(board, self.rules)
+        if verdict is None or verdict.loser is None or verdict.loser == board.turn:
+            return None
+        return verdict.clause
+
+    def _ending(self, board: Board) -> tuple[str, str] | None:
+        """(termination, words) if the position after the last move ends the practice in a
+        draw: a repetition the rules call a draw, the natural limit, or a table draw reached
+        by a capture."""
+        from .draw import holds, material_name, rule_ending, table_value
+
+        ending = rule_ending(board, self.rules)
+        if ending is not None:
+            return ending
+        value = table_value(self.tablebase, board)
+        material = material_name(board)
+        if value is not None and material != self._start_material and holds(value.wdl) \
+                and holds(-value.wdl):
+            return "table", f"the table {material} shows a draw"
+        return None
+
+    def _choose(self, holding: bool) -> tuple[Move, str]:
+        """The move of the side to move: the holder's holding move or the resister's
+        strongest (see the class), with what chose it."""
+        from .draw import search_choice, table_choice, table_value
+
+        board = self.board
+        if table_value(self.tablebase, board) is not None:
+            step = table_choice(board, self.tablebase, self.rules, holding)
+            if step is not None:
+                return step.move, step.held.split(":")[0]
+        played = self.played
+        if self.line[:len(played)] == played and len(self.line) > len(played):
+            move = self.line[len(played)]
+            if board.is_legal(move):
+                return move, "the analysis' drawing line"
+        step = search_choice(board, self.tablebase, self.prover, self.rules, self.bound,
+                             self.limits.seconds, self.limits.nodes)
+        if step is not None:
+            return step.move, f"search within {self.bound}"
+        raise PracticeError("no move was shown to hold within the search's limits")
+
+    def _require(self, side: str) -> None:
+        _require_turn(self.outcome, self.to_move, side, "resist()" if side == HOLDER
+                      else "play(move)")
+
+
+__all__ = ["Practice", "PracticeError", "MoveEvaluation", "PracticeOutcome", "Turn",
+           "DrawPractice", "DrawMoveEvaluation", "DrawOutcome", "DrawTurn",
+           "DRAW_PRACTICE_BOUND"]

@@ -14,6 +14,7 @@ from puzzles.catalogue import (
     import_file,
     load_compositions,
     load_draw_analyses,
+    load_great_four,
     open_catalogue,
     query,
     record_stipulation,
@@ -100,3 +101,22 @@ def test_an_imported_draw_record_is_analysed(shipped, tmp_path):
     # No table here: neither side wins within the bound, or the search ran out of time.
     assert entry.stipulation == "draw"
     assert entry.verdict in ("no win within 20", "unproven within 20")
+
+
+def test_qixing_carries_its_traditional_line_checked_move_by_move():
+    # 七星聚会: the traditional main line (benchmarks/data/qixing_juhui_main_line.txt), each
+    # move checked by solver.draw.check_line; the file says per ply what showed it holds.
+    from solver.draw import check_line
+
+    row = load_draw_analyses()[("江湖四大名局", 1)]
+    moves = [Move.from_iccs(text) for text in row["line"].split()]
+    checks = row["line_checks"].split(";")
+    assert len(moves) == len(checks) >= 60                 # 30 moves of each side at least
+    for ply, check in enumerate(checks):
+        side = "Black" if ply % 2 == 0 else "Red"          # the opponent of the mover
+        assert check.startswith(f"no {side} win within "), (ply + 1, check)
+    # The first plies, checked again here at a small bound, hold as the file says.
+    fen = next(r["fen"] for r in load_great_four() if r["number"] == 1)
+    again = check_line(Board(fen), moves[:4], bound=2, seconds_per_move=10)
+    assert [step.held for step in again.steps] == [
+        "no Black win within 2 (search)", "no Red win within 2 (search)"] * 2

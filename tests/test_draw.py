@@ -198,3 +198,29 @@ def test_a_cancel_from_the_progress_hook_stops_every_phase():
                             progress=lambda nodes, used: True)
     assert analysis.seconds < 5 and analysis.verdict == "unknown"
     assert analysis.line is not None and analysis.line.detail == "interrupted"
+
+
+# No. 550 with a Red pawn on g4 that the horse takes (马6退7): the line reaches KNKB.
+PAWN_TAKEN = "4k4/9/9/9/9/6P2/9/B4n3/9/3K5 w"
+
+
+def test_the_tables_the_line_reaches_are_named_and_built(capsys, tmp_path, monkeypatch):
+    # A bound of 4 and a node budget (no clock): the same searches on any machine.
+    budget = ["--max-moves", "4", "--nodes", "200000", "--seconds", "0"]
+    status, out, _ = run(capsys, "solve", PAWN_TAKEN, "--draw", *budget,
+                         "--tables", str(tmp_path), "--json")
+    reached = json.loads(out)["reached_tables"]
+    assert status == 0 and [r["material"] for r in reached] == ["KNKB"]
+    assert not reached[0]["present"] and reached[0]["fits"]
+    assert "building it" in reached[0]["text"]
+    # The root's table does not fit (as for a real study), the reached one does: it is
+    # built, and the analysis runs again with it.
+    import tablebases.build
+
+    monkeypatch.setattr(tablebases.build, "available_memory", lambda: 8 << 20)
+    status, out, err = run(capsys, "solve", PAWN_TAKEN, "--draw", *budget,
+                           "--tables", str(tmp_path), "--build-tables")
+    assert "table KNKPB missing; it needs about" in err and "more than the 8 MiB" in err
+    assert "analysing again with the tables built" in err
+    assert (tmp_path / "KNKB.xqtb").exists() and not (tmp_path / "KNKPB.xqtb").exists()
+    assert "reached by the line or a trap" not in out

@@ -8,7 +8,9 @@ Modes (``App.MODES``): each mode has its own screen stack, switched with ``app.s
   to the app (the start position by default), and the start mode when a FEN is given (F3).
 
 Screens pushed on the current mode: the practice screen (``p`` in the catalogue, F4 or
-"Practise this position" in the palette), whose Escape goes back to where it came from; the
+"Practise this position" in the palette; a draw study, or analyse mode with the solver panel
+in its draw mode, gets the draw practice, :mod:`tui.screens.draw_practice`), whose Escape
+goes back to where it came from; the
 set-up editor (``e``, or "Set up position" in the palette), whose accepted position opens in
 analyse mode; the FEN dialog; the help screen (``?``/F1).
 
@@ -39,6 +41,7 @@ from xiangqi import Board
 from .commands import StudioCommands
 from .screens.analyse import AnalyseScreen
 from .screens.catalogue import CatalogueScreen
+from .screens.draw_practice import DrawPracticeScreen
 from .screens.fen_dialog import FenDialog
 from .screens.help import HelpScreen, HelpSection
 from .screens.practice import PracticeScreen
@@ -80,6 +83,7 @@ class XQStudioApp(App[None]):
         ("Board", BoardView),
         ("Catalogue", CatalogueScreen),
         ("Practice", PracticeScreen),
+        ("Draw practice (和)", DrawPracticeScreen),
         ("Analyse", AnalyseScreen),
         ("Tablebase panel (analyse)", TablebasePanel),
         ("Solver panel (analyse)", SolverPanel),
@@ -178,7 +182,10 @@ class XQStudioApp(App[None]):
         if isinstance(screen, CatalogueScreen):
             screen.action_practise()
         elif isinstance(screen, AnalyseScreen):
-            self.push_screen(PracticeScreen(screen.board))
+            # The solver panel in its draw mode (和): hold the draw of the position.
+            drawing = screen.query_one("#solver-panel", SolverPanel).mode == "draw"
+            self.push_screen(DrawPracticeScreen(screen.board) if drawing
+                             else PracticeScreen(screen.board))
         else:
             self.bell()
 

@@ -12,6 +12,7 @@ from textual.widgets import Static
 
 from tui.cli import main
 from tui.screens.analyse import AnalyseScreen
+from tui.screens.draw_practice import DrawPracticeScreen
 from tui.screens.help import HelpScreen
 from tui.screens.setup import SetupScreen
 from tui.widgets.board import BoardView
@@ -37,7 +38,8 @@ def test_help_lists_every_binding(studio):
 
     opened, text, opened_by_f1, closed = studio(scenario)
     assert opened is HelpScreen and opened_by_f1 is HelpScreen and closed is AnalyseScreen
-    for node_class in (BoardView, AnalyseScreen, SetupScreen):
+    assert "Draw practice (和)" in text                # its own section
+    for node_class in (BoardView, AnalyseScreen, SetupScreen, DrawPracticeScreen):
         for binding in Binding.make_bindings(node_class.BINDINGS):
             assert binding.description in text, binding
     for keys, description in (("^l", "Clear"), ("[ pgup", "Back"), ("^p", "Command palette"),

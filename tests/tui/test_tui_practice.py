@@ -3,7 +3,7 @@ with the defence :class:`solver.practice.Practice` finds on its own, a wrong one
 with the defence that refutes it and taken back, hints come in steps (the piece, then the
 move), the solution counts as help and is numbered from the move reached, the mate is
 shown and taking it back says no reply is taken back; a position from analyse mode is
-practised too, and one without a mate is refused."""
+practised too, and one without a mate is refused (a draw study gets the draw practice)."""
 from __future__ import annotations
 
 import pytest
@@ -14,6 +14,7 @@ from solver.practice import Practice
 from tui.app import XQStudioApp
 from tui.screens import practice as practice_screen
 from tui.screens.catalogue import CatalogueScreen
+from tui.screens.draw_practice import DrawPracticeScreen
 from tui.screens.practice import PracticeScreen, numbered_line
 from tui.widgets.board import BoardView
 from tui.widgets.move_list import MoveList
@@ -267,15 +268,14 @@ def test_practise_the_analysed_position_or_say_why_not(catalogue, drive):
         await pilot.pause()
         await pilot.press("p")
         await settle(pilot)
-        return quiet_mate, texts(pilot.app.screen)["message"]
+        return quiet_mate, type(pilot.app.screen)
 
     app = XQStudioApp("3ak4/4a4/9/9/9/9/9/9/9/3K4R w")
-    (screen_type, problem), refused = drive(app, scenario, SIZE)
+    (screen_type, problem), draw_study = drive(app, scenario, SIZE)
     assert screen_type is PracticeScreen
     assert problem == ("The position from analyse mode\nRed 红方 to play: mate in 3 (5 plies), "
                        "any moves")
-    assert refused.startswith("This position cannot be practised: 七星聚会")
-    assert refused.endswith(" is a draw study (和局): there is no forced mate to practise.")
+    assert draw_study is DrawPracticeScreen         # a draw study: hold the draw instead
 
 
 def test_practice_snapshot(catalogue, snap_compare):

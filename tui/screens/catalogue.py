@@ -49,6 +49,7 @@ from ..diagram_export import export_diagram
 from ..wide_text import display_width
 from ..widgets.board import BoardView
 from ..widgets.status_line import SIDE_NAMES
+from .draw_practice import DrawPracticeScreen
 from .practice import PracticeScreen, numbered_words
 
 if TYPE_CHECKING:
@@ -403,12 +404,14 @@ class CatalogueScreen(Screen):
         cast("XQStudioApp", self.app).open_in_analyse(Board(entry.fen), entry.stipulation)
 
     def action_practise(self) -> None:
-        """Play the highlighted entry's attacker against the studio's defence."""
+        """Play the highlighted entry's attacker against the studio's defence (a draw study:
+        hold the draw against the studio's resistance)."""
         entry = self.highlighted()
         if entry is None:
             self.app.bell()
             return
-        self.app.push_screen(PracticeScreen(entry))
+        self.app.push_screen(DrawPracticeScreen(entry) if entry.stipulation == "draw"
+                             else PracticeScreen(entry))
 
     def action_next_puzzle(self) -> None:
         """Practise the next kill-pattern example: from the patterns not mastered first."""

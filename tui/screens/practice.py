@@ -35,6 +35,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer, Header, Static
 from textual.worker import Worker, WorkerState
 
@@ -98,51 +99,31 @@ def plural(count: int, word: str, words: str | None = None) -> str:
     return f"{count} {word if count == 1 else words or word + 's'}"
 
 
-class PracticeScreen(Screen):
-    """Play the attacker of a forced mate: each move judged, the defence played back."""
+class PracticeBase(Screen):
+    """What the practice screens share: the board beside the problem, the messages, the score
+    and the moves; the thinking worker that runs every solver question off the UI thread;
+    a move entered on the board shown at once and judged in the worker (``_judge``, which the
+    screen defines, with ``session``, ``_can_play`` and ``_show``); a refutation shown on the
+    board and taken off again."""
 
-    SUB_TITLE = "Practice"
     AUTO_FOCUS = "#practice-board"
-
-    BINDINGS = [
-        # Over the board's vi key h (the arrows still move the cursor).
-        Binding("h", "hint", "Hint", priority=True),
-        Binding("s", "show_solution", "Solution"),
-        Binding("u", "take_back", "Take back a pair"),
-        Binding("r", "restart", "Restart"),
-        Binding("n", "next_puzzle", "Next puzzle"),
-        Binding("escape", "leave", "Leave the practice"),
-    ]
 
     thinking: reactive[bool] = reactive(False)
     """True while a solver call runs in the worker; the board takes no moves meanwhile."""
 
-    def __init__(self, entry_or_board: Entry | Board, mode: str | None = None) -> None:
-        """``entry_or_board``: a catalogue entry or a position with the attacker to move.
-        ``mode``: "checks" or "any"; by default an entry's stipulation decides, and a
-        position is tried with continuous checks first, then with any moves."""
+    start: Board
+    heading: str
+    # Each screen's own: judge a move in the worker (returning what to show), whether the
+    # board takes a move now, and bringing the widgets up to the session's position.
+    _judge: Callable[[Board, Move], Callable[[], None]]
+    _can_play: Callable[[], bool]
+    _show: Callable[[], None]
+    _find_hint: Callable[[], Callable[[], None]]
+
+    def __init__(self) -> None:
         super().__init__()
-        if isinstance(entry_or_board, Entry):
-            self.entry: Entry | None = entry_or_board
-            self.start = Board(entry_or_board.fen)
-            self.modes = [mode or ("checks" if entry_or_board.stipulation == "checks"
-                                   else "any")]
-            self.heading = entry_or_board.title
-        else:
-            self.entry = None
-            self.start = entry_or_board.copy(stack=False)
-            self.modes = [mode] if mode else ["checks", "any"]
-            self.heading = "The position from analyse mode"
-        self.practice: Practice | None = None
-        self.wrong_tries = 0
-        self.hints = 0                        # hint steps shown (the piece, the move)
-        self.solution_seen = False            # "s" was pressed: the solution counts as seen
         self.refuting = False                 # a wrong try and its refutation are shown
-        self._hint: tuple[str, Move, int] | None = None   # FEN, the hint's move, its step
-        self._solve_recorded = False          # this attempt's mate is in the progress table
-        self.db: sqlite_utils.Database | None = None   # where an entry's progress goes
         self._cancel = threading.Event()      # set when the screen goes: stops the search
-        self._announced: int | None = None    # the ply whose repetition was announced
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -155,32 +136,17 @@ class PracticeScreen(Screen):
                 yield Static(id="practice-message", markup=False)
                 yield Static(id="practice-score", markup=False)
                 yield MoveList(id="practice-moves")
-                yield Static(id="practice-solution", markup=False)
+                yield from self._side_extras()
         yield Footer()
 
-    def on_mount(self) -> None:
-        self.query_one("#practice-moves", MoveList).border_title = "Moves"
-        try:
-            self.db = open_catalogue(default_database(), build_if_missing=False)
-        except (CatalogueError, sqlite3.Error):
-            self.db = None          # progress is not kept, "next puzzle" not offered
-        self._show()
-        self._open_session()
+    def _side_extras(self) -> list[Widget]:
+        """Widgets below the moves (none by default)."""
+        return []
 
     def on_unmount(self) -> None:
+        # Textual calls every class's handler along the MRO: the subclasses' own
+        # on_unmount runs too, and does not call this one.
         self._cancel.set()
-        if self.db is not None:
-            self.db.close()
-
-    def _record(self, **counts) -> None:
-        """Add to the entry's progress in the catalogue (see
-        :func:`puzzles.catalogue.record_progress`); a failure is shown, not raised."""
-        if self.db is None or self.entry is None:
-            return
-        try:
-            record_progress(self.db, self.entry, **counts)
-        except CatalogueError as error:
-            self.notify(str(error), severity="warning")
 
     # -- the thinking worker -----------------------------------------------------------------
 
@@ -214,6 +180,154 @@ class PracticeScreen(Screen):
     def _stop_requested(self, nodes: int, table_used: int) -> bool:
         """The solver's progress hook: stop once the screen has gone."""
         return self._cancel.is_set()
+
+    # -- the user's moves --------------------------------------------------------------------
+
+    @on(BoardView.Refused, "#practice-board")
+    def explain_refusal(self, event: BoardView.Refused) -> None:
+        """A point that selects nothing, or a target the piece cannot reach: say why."""
+        self._say(event.reason, "bad")
+
+    @on(BoardView.MoveEntered, "#practice-board")
+    def judge_move(self, event: BoardView.MoveEntered) -> None:
+        """Show the move at once, then judge it (and answer it) in the worker."""
+        if not self._can_play():
+            self.app.bell()
+            return
+        before = self._current_board().copy()
+        shown = before.copy()
+        shown.push(event.move)
+        board_view = self.query_one("#practice-board", BoardView)
+        board_view.clear_marks()
+        board_view.set_board(shown, event.move)
+        self._ask(partial(self._judge, before, event.move))
+
+    def _current_board(self) -> Board:
+        """The session's position (the user is to move in it)."""
+        practice = getattr(self, "practice", None)
+        assert practice is not None, "no practice session yet"
+        return practice.board
+
+    def _show_position(self, board: Board, moves: list[Move]) -> None:
+        """The board, the moves played from the start and the status line at ``board``."""
+        board_view = self.query_one("#practice-board", BoardView)
+        board_view.clear_marks()
+        board_view.set_board(board, moves[-1] if moves else None)
+        board_view.interactive = self._can_play()
+        self.query_one("#practice-moves", MoveList).set_line(self.start, moves, len(moves))
+        self.query_one("#practice-status", StatusLine).show_position(
+            board, status_note(judge(board)))
+
+    def _show_refutation(self, after: Board, refutation: Move, move: Move) -> None:
+        """Show ``after`` (the wrong ``move`` and the ``refutation`` played) for
+        :data:`REFUTATION_SHOWN_SECONDS`, the move's points marked, then the session's
+        position again."""
+        board_view = self.query_one("#practice-board", BoardView)
+        self.refuting = True
+        board_view.set_board(after, refutation)
+        board_view.interactive = False
+        board_view.mark_squares([move.from_square, move.to_square], "loss")
+        self.set_timer(REFUTATION_SHOWN_SECONDS, partial(self._end_refutation, move))
+
+    def action_hint(self) -> None:
+        """Ask the screen's ``_find_hint`` in the worker (a bell while it cannot play)."""
+        if self._can_play():
+            self._ask(self._find_hint)
+        else:
+            self.app.bell()
+
+    def _end_refutation(self, move: Move | None = None) -> None:
+        """Take the wrong try and its refutation off the board (the try's points stay
+        marked)."""
+        if not self.refuting:
+            return
+        self.refuting = False
+        self._show()
+        if move is not None:
+            self.query_one("#practice-board", BoardView).mark_squares(
+                [move.from_square, move.to_square], "loss")
+
+    def _not_judged(self, before: Board, move: Move, why: str) -> None:
+        words = write_move(before, move, "chinese")
+        self._say(f"? {words} could not be judged ({why}); it is taken back: try another "
+                  "move.", "bad")
+
+    def action_leave(self) -> None:
+        self.app.pop_screen()
+
+    def _say(self, message: str, tone: str = "") -> None:
+        """Show ``message``; ``tone`` "good" or "bad" colours it."""
+        widget = self.query_one("#practice-message", Static)
+        widget.update(message)
+        widget.set_class(tone == "good", "-good")
+        widget.set_class(tone == "bad", "-bad")
+
+
+class PracticeScreen(PracticeBase):
+    """Play the attacker of a forced mate: each move judged, the defence played back."""
+
+    SUB_TITLE = "Practice"
+
+    BINDINGS = [
+        # Over the board's vi key h (the arrows still move the cursor).
+        Binding("h", "hint", "Hint", priority=True),
+        Binding("s", "show_solution", "Solution"),
+        Binding("u", "take_back", "Take back a pair"),
+        Binding("r", "restart", "Restart"),
+        Binding("n", "next_puzzle", "Next puzzle"),
+        Binding("escape", "leave", "Leave the practice"),
+    ]
+
+    def __init__(self, entry_or_board: Entry | Board, mode: str | None = None) -> None:
+        """``entry_or_board``: a catalogue entry or a position with the attacker to move.
+        ``mode``: "checks" or "any"; by default an entry's stipulation decides, and a
+        position is tried with continuous checks first, then with any moves."""
+        super().__init__()
+        if isinstance(entry_or_board, Entry):
+            self.entry: Entry | None = entry_or_board
+            self.start = Board(entry_or_board.fen)
+            self.modes = [mode or ("checks" if entry_or_board.stipulation == "checks"
+                                   else "any")]
+            self.heading = entry_or_board.title
+        else:
+            self.entry = None
+            self.start = entry_or_board.copy(stack=False)
+            self.modes = [mode] if mode else ["checks", "any"]
+            self.heading = "The position from analyse mode"
+        self.practice: Practice | None = None
+        self.wrong_tries = 0
+        self.hints = 0                        # hint steps shown (the piece, the move)
+        self.solution_seen = False            # "s" was pressed: the solution counts as seen
+        self._hint: tuple[str, Move, int] | None = None   # FEN, the hint's move, its step
+        self._solve_recorded = False          # this attempt's mate is in the progress table
+        self.db: sqlite_utils.Database | None = None   # where an entry's progress goes
+        self._announced: int | None = None    # the ply whose repetition was announced
+
+    def on_mount(self) -> None:
+        self.query_one("#practice-moves", MoveList).border_title = "Moves"
+        try:
+            self.db = open_catalogue(default_database(), build_if_missing=False)
+        except (CatalogueError, sqlite3.Error):
+            self.db = None          # progress is not kept, "next puzzle" not offered
+        self._show()
+        self._open_session()
+
+    def _side_extras(self) -> list[Widget]:
+        return [Static(id="practice-solution", markup=False)]
+
+    def on_unmount(self) -> None:
+        if self.db is not None:
+            self.db.close()
+
+    def _record(self, **counts) -> None:
+        """Add to the entry's progress in the catalogue (see
+        :func:`puzzles.catalogue.record_progress`); a failure is shown, not raised."""
+        if self.db is None or self.entry is None:
+            return
+        try:
+            record_progress(self.db, self.entry, **counts)
+        except CatalogueError as error:
+            self.notify(str(error), severity="warning")
 
     # -- starting ----------------------------------------------------------------------------
 
@@ -264,25 +378,6 @@ class PracticeScreen(Screen):
         self._say(f"This position cannot be practised: {'; '.join(problems)}.", "bad")
 
     # -- the user's moves --------------------------------------------------------------------
-
-    @on(BoardView.Refused, "#practice-board")
-    def explain_refusal(self, event: BoardView.Refused) -> None:
-        """A point that selects nothing, or a target the piece cannot reach: say why."""
-        self._say(event.reason, "bad")
-
-    @on(BoardView.MoveEntered, "#practice-board")
-    def judge_move(self, event: BoardView.MoveEntered) -> None:
-        """Show the move at once, then judge it (and answer it) in the worker."""
-        if not self._can_play():
-            self.app.bell()
-            return
-        before = self.session.board.copy()
-        shown = before.copy()
-        shown.push(event.move)
-        board_view = self.query_one("#practice-board", BoardView)
-        board_view.clear_marks()
-        board_view.set_board(shown, event.move)
-        self._ask(partial(self._judge, before, event.move))
 
     def _judge(self, before: Board, move: Move) -> Callable[[], None]:
         """In the worker: judge ``move``; play it and the longest defence if it keeps the
@@ -377,36 +472,9 @@ class PracticeScreen(Screen):
         defender = SIDE_NAMES[before.turn ^ 1]
         self._say(f"✗ {words} {fault}: {defender} answers {reply}, and {why}. "
                   "Taken back: try again.", "bad")
-        self.refuting = True
-        board_view.set_board(after, refutation)
-        board_view.interactive = False
-        board_view.mark_squares([move.from_square, move.to_square], "loss")
-        self.set_timer(REFUTATION_SHOWN_SECONDS, partial(self._end_refutation, move))
-
-    def _end_refutation(self, move: Move | None = None) -> None:
-        """Take the wrong try and its refutation off the board (the try's points stay
-        marked)."""
-        if not self.refuting:
-            return
-        self.refuting = False
-        self._show()
-        if move is not None:
-            self.query_one("#practice-board", BoardView).mark_squares(
-                [move.from_square, move.to_square], "loss")
-
-    def _not_judged(self, before: Board, move: Move, why: str) -> None:
-        words = write_move(before, move, "chinese")
-        self._say(f"? {words} could not be judged ({why}); it is taken back: try another "
-                  "move.", "bad")
+        self._show_refutation(after, refutation, move)
 
     # -- actions -----------------------------------------------------------------------------
-
-    def action_hint(self) -> None:
-        """Mark the fastest move's points and name it."""
-        if self._can_play():
-            self._ask(self._find_hint)
-        else:
-            self.app.bell()
 
     def _find_hint(self) -> Callable[[], None]:
         board = self.session.board.copy()
@@ -505,38 +573,21 @@ class PracticeScreen(Screen):
             return
         self.app.switch_screen(PracticeScreen(entry))
 
-    def action_leave(self) -> None:
-        self.app.pop_screen()
-
     # -- showing -----------------------------------------------------------------------------
 
     def _can_play(self) -> bool:
         return (not self.thinking and not self.refuting and self.practice is not None
                 and not self.practice.is_finished())
 
-    def _say(self, message: str, tone: str = "") -> None:
-        """Show ``message``; ``tone`` "good" or "bad" colours it."""
-        widget = self.query_one("#practice-message", Static)
-        widget.update(message)
-        widget.set_class(tone == "good", "-good")
-        widget.set_class(tone == "bad", "-bad")
-
     def _show(self) -> None:
         """Bring the board, moves, status and score to the session's position."""
         if self.thinking:       # the board shows the move being judged
             return
-        board_view = self.query_one("#practice-board", BoardView)
         practice = self.practice
-        board = practice.board if practice is not None else self.start
         moves = ([] if practice is None else
                  [move for turn in practice.turns for move in (turn.move, turn.defence)
                   if move is not None])
-        board_view.clear_marks()
-        board_view.set_board(board, moves[-1] if moves else None)
-        board_view.interactive = self._can_play()
-        self.query_one("#practice-moves", MoveList).set_line(self.start, moves, len(moves))
-        note = self._repetition_note(board)
-        self.query_one("#practice-status", StatusLine).show_position(board, note)
+        self._show_position(practice.board if practice is not None else self.start, moves)
         self.query_one("#practice-solution", Static).update("")
         self._show_score()
 
@@ -553,9 +604,6 @@ class PracticeScreen(Screen):
         self.query_one("#practice-score", Static).update(score)
 
     # -- repetitions (棋例) --------------------------------------------------------------------
-
-    def _repetition_note(self, board: Board) -> str:
-        return status_note(judge(board))
 
     def _check_repetition(self, board: Board) -> None:
         """Announce, once, a repetition that the last move on ``board`` completed."""
