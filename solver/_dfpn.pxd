@@ -8,6 +8,13 @@ cdef enum:
     # n - 1.  FULL_WIDTH admits every legal move: only its disproofs mean "no mate".
     FULL_WIDTH = 255
     MAX_LAMBDA_ORDER = 8
+    # What a quiet move's threat test adds to a gated node's proof number (beyond the pass
+    # child's): a quiet move, once its threat is shown, leaves the defender every reply to
+    # refute, so df-pn should prefer checks until quiet moves look cheap.  Against 1 (the
+    # count of the one test), on the 41-problem sample at 1 M nodes: 16 proved against 15,
+    # most proofs in fewer nodes (No. 195 250,766 -> 108,128; 314 471,934 -> 357,219);
+    # 3 changed nothing, 16 and 32 no better.
+    GATE_PROOF_NUMBER = 8
     TRACKED_PLIES = 4096     # plies of the line whose "gave check" flags are kept
     BUCKET_ENTRIES = 4
     MOVE_LIST_MOVES = 58     # longer lists are generated every time
@@ -60,6 +67,7 @@ cdef class Search:
     cdef public int order                    # λ order of the running root search
     cdef public int root_from_table          # the last query's root was answered by a table
     cdef public int tempo_frontier           # λ orders > 1 try every move with this few left
+    cdef public uint32_t gate_pn             # proof number a quiet move's threat test adds
     cdef public long long threat_tests       # threat searches opened (a pass searched)
     cdef public long long threat_nodes_spent # nodes searched after a pass (outermost)
     cdef int threat_depth                    # threat searches running, one inside another

@@ -17,7 +17,9 @@ the continuous-check stipulation asks); order n > 1 the checks and the quiet mov
 threaten an order n - 1 win: after the move, were the defender to pass, the attacker would
 win at order n - 1 within the moves left.  A pass is not legal when the defender is in
 check, but every check (and every capture) is admitted at every order without a threat
-test, so the pass is only ever made after a quiet move, with the defender not in check.  A
+test, so the pass is only ever made after a quiet move, with the defender not in check.  At orders
+above 1 an attacker in check may answer with any evasion (the defender's check forced it;
+compositions meet counter-checks with a block or a king step, the attack still on).  A
 quiet move that leaves the defender without a legal move wins at once (困毙, stalemate, is a
 loss in Xiangqi) and is admitted at every order above 1; a zugzwang win that needs a
 waiting move threatening nothing is found only by the full-width order (or within
@@ -25,8 +27,8 @@ waiting move threatening nothing is found only by the full-width order (or withi
 
 The threat test is part of the proof tree, as in λ-df-pn: the defender node after a quiet
 move is "gated".  Its first child is the position after a pass, searched at order n - 1;
-until that is solved the gated node's numbers are the pass child's (its proof number one
-more, for the replies still to come), so df-pn spends effort on a threat exactly as on any
+until that is solved the gated node's numbers are the pass child's (its proof number
+GATE_PROOF_NUMBER more, for the replies still to come), so df-pn spends effort on a threat exactly as on any
 other subtree and puts off the tests that look hard.  A disproved pass child means the move
 threatens nothing: the gated node is disproved at order n.  A proved one opens the
 defender's replies, searched as at any defender node.  A gated node's unfinished values and
@@ -237,6 +239,7 @@ cdef class Search:
         self.order = FULL_WIDTH
         self.root_from_table = 0
         self.tempo_frontier = 2
+        self.gate_pn = GATE_PROOF_NUMBER
         self.threat_tests = 0
         self.threat_nodes_spent = 0
         self.threat_depth = 0
@@ -474,10 +477,15 @@ cdef class Search:
                 quiet_moves[quiet] = all_moves[i]
                 quiet += 1
         if not attacker_to_move or order == FULL_WIDTH or (
-                order > 1 and remaining <= self.tempo_frontier):
+                order > 1 and (remaining <= self.tempo_frontier or
+                               bs_king_attacked(&self.state, self.state.turn))):
             # Every move: the defender's, full width's, and at any order near the end of the
             # bound, since a waiting move (停着) that leaves the defender in zugzwang
-            # threatens nothing, so no threat test admits it.
+            # threatens nothing, so no threat test admits it.  An attacker in check (above
+            # order 1) may answer with any evasion too: the defender's check, not the
+            # attacker's choice, forced it, and compositions are full of counter-checks met
+            # by a block or a king step with the attack still on (《适情雅趣》 No. 228, mate
+            # in 17: proved at order 2 only so, where a threat test refused the quiet evasions).
             for i in range(quiet):
                 moves[kept + i] = quiet_moves[i]
             ungated[0] = n
@@ -686,7 +694,7 @@ cdef class Search:
         elif pn[0] == 1 and dn[0] == 1 and not or_node:
             # A fresh defender node: one proof per reply, and after a quiet move one more
             # for the threat that has to be shown first.
-            pn[0] = n + 1 if gated else n
+            pn[0] = n + self.gate_pn if gated else n
 
     cdef void mid(self, bint or_node, int remaining, int order, bint gated, uint32_t thpn,
                   uint32_t thdn, uint32_t* out_pn, uint32_t* out_dn, int* out_length,
@@ -732,11 +740,12 @@ cdef class Search:
             if pn != 0 and dn != 0:
                 self.threat_tests += 1
             while pn != 0 and dn != 0:
-                if cap_add(pn, 1) >= thpn or dn >= thdn or self.over_limits():
+                if cap_add(pn, self.gate_pn) >= thpn or dn >= thdn or self.over_limits():
                     break
                 before = self.nodes
                 self.threat_depth += 1
-                self.mid(True, remaining, order - 1, False, thpn - 1 if thpn < INF else INF,
+                self.mid(True, remaining, order - 1, False,
+                         thpn - self.gate_pn if thpn < INF else INF,
                          thdn, &pn, &dn, &length, &tainted)
                 self.threat_depth -= 1
                 if self.threat_depth == 0:
@@ -744,7 +753,7 @@ cdef class Search:
             bs_unmake_null(&self.state)
             if pn != 0:
                 # No threat (the move is not admitted at this order), or not known yet.
-                out_pn[0] = cap_add(pn, 1) if dn != 0 else INF
+                out_pn[0] = cap_add(pn, self.gate_pn) if dn != 0 else INF
                 out_dn[0] = dn
                 out_length[0] = 0
                 out_tainted[0] = tainted

@@ -55,6 +55,24 @@ def test_each_order_proves_its_problem_and_the_order_below_does_not(fen, length,
     assert solver.value_at(board, length - 1, FULL)[0] == DISPROVEN
 
 
+def test_order_two_answers_a_counter_check_with_a_quiet_evasion():
+    # 《适情雅趣》 No. 228 流星赶月, mate in 17: Black's counter-checks must be met by blocks and
+    # king steps that neither check nor threaten on their own.  Above order 1 an attacker in
+    # check may play any evasion; with every quiet evasion threat-tested, order 2 disproved it.
+    board = Board("9/9/3ak1P2/5PR2/6C2/9/9/9/nr2p1pp1/R4K3 w")
+    solver = Solver(board, "any", Limits(nodes=3_000_000))
+    assert solver.value_at(board, 17, 2) == (PROVEN, 17)
+    solver.best_order = 2
+    line = solver.main_line(17, order=2, exact=False)
+    assert ends_in_mate(board, line) and len(line) <= 33
+    walk, quiet_evasions = board.copy(), 0
+    for ply, move in enumerate(line):
+        if ply % 2 == 0 and walk.is_check():
+            quiet_evasions += not walk.gives_check(move) and walk.piece_at(move.to_square) is None
+        walk.push(move)
+    assert quiet_evasions >= 1
+
+
 def test_only_solution_starts_with_a_quiet_sacrifice():
     # 卧槽马 example of the catalogue: 车四进五 offers the rook on f8 without checking.
     board = Board("N2ak4/4acr2/4b4/p8/9/4P4/P4R1np/2n1B4/5C3/2BAKA3 w")
