@@ -1,5 +1,6 @@
 from libc.stdint cimport uint16_t, uint64_t, int64_t
-from tablebases._index cimport IndexData
+from tablebases._index cimport IndexData, Placed
+from xiangqi._core cimport BoardState
 
 # The one definition of the stored codes' special values: C code cimports them (the solver's
 # _dfpn too), Python reads them as tablebases._builder.StoredCode.ILLEGAL (tablebases.values.ILLEGAL).
@@ -30,3 +31,5 @@ cdef struct Context:
     uint64_t* tentative[2]   # retrograde: positions that may hold a TENTATIVE code
     uint64_t* won[2]         # retrograde: wins decided at an earlier pass, and ILLEGAL entries
     int threads
+    BoardState* states       # the threads' boards, and what was last decoded on each (or
+    Placed* placed           # NULL: decode in full)

@@ -24,7 +24,8 @@ from xiangqi._core cimport (BoardState, bs_init, bs_free, bs_make, bs_unmake, bs
                             bs_unmoves, bs_king_attacked, xq_move_to, xq_make_move,
                             xq_move_from, sq90_of, EMPTY, MAX_MOVES, KING, HORSE, ROOK, CANNON,
                             PAWN, BLACK_BIT)
-from tablebases._index cimport (Indexer, IndexData, ix_encode, ix_decode, ix_has_twin,
+from tablebases._index cimport (Indexer, IndexData, Placed, ix_encode, ix_decode,
+                                ix_decode_placed, ix_has_twin,
                                 ix_encode_quiet, ix_twin, ix_prepare_moves, ix_digits,
                                 ix_quiet_index, MAX_GROUPS)
 import time as _time
@@ -276,9 +277,17 @@ cdef inline int conversion_distance(Context* c, int plies) noexcept nogil:
     return (plies & 1) if c.capture_resets else plies
 
 
+cdef inline int place(Context* c, BoardState* s, int64_t idx) noexcept nogil:
+    """Set up the pieces of ``idx`` on ``s`` (-1: two on one point); on one of ``c``'s
+    thread boards only the groups that changed since its last decode are moved."""
+    if c.placed != NULL:
+        return ix_decode_placed(c.ix, idx, s, &c.placed[s - c.states])
+    return ix_decode(c.ix, idx, s)
+
+
 cdef inline int decode(Context* c, BoardState* s, int stm, int64_t idx) noexcept nogil:
     """Set up ``idx``, known to be a legal position (its stored code is not ILLEGAL)."""
-    if ix_decode(c.ix, idx, s) < 0:
+    if place(c, s, idx) < 0:
         return -1
     s.turn = stm
     return 0
@@ -334,7 +343,7 @@ cdef void init_entry(Context* c, BoardState* s, int64_t idx) noexcept nogil:
             c.values[stm][idx] = 0      # a draw by DTM is a draw by every metric
     if not (needed[0] or needed[1]):
         return
-    if ix_decode(c.ix, idx, s) < 0:     # two pieces on one point
+    if place(c, s, idx) < 0:            # two pieces on one point
         for stm in range(2):
             if needed[stm]:
                 c.values[stm][idx] = ILLEGAL
@@ -616,6 +625,8 @@ cdef list setup_context(Context* c, Indexer indexer, uint16_t[::1] red_values,
             c.subs[color][kind].values[1] = &sub_black[0]
             c.subs[color][kind].outcomes[0] = NULL
             c.subs[color][kind].outcomes[1] = NULL
+    c.states = NULL
+    c.placed = NULL
     for i in range(2):
         c.checker[i] = NULL
         c.victim[i] = NULL
@@ -627,6 +638,17 @@ cdef list setup_context(Context* c, Indexer indexer, uint16_t[::1] red_values,
     if rules is not None:
         attach_bitmaps(keep, rules, indexer.data.size, c.checker, c.victim)
     return keep
+
+
+cdef Placed* no_placements(int threads) noexcept:
+    """One record per thread board of what was last decoded on it: nothing yet (NULL if
+    out of memory)."""
+    cdef Placed* placed = <Placed*> malloc(threads * sizeof(Placed))
+    cdef int t
+    if placed != NULL:
+        for t in range(threads):
+            placed[t].uid = -1
+    return placed
 
 
 cdef attach_bitmaps(list keep, bitmaps, int64_t size, uint64_t** first, uint64_t** second):
@@ -695,6 +717,7 @@ def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_va
     cdef bint stopped = False
     cdef uint64_t bits
     cdef BoardState* states
+    cdef Placed* placed
     cdef uint16_t code
     # The positions decided at the last pass (code n), so that a pass visits its frontier
     # without scanning every code: a bitmap per side, set as they are found.
@@ -710,10 +733,14 @@ def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_va
     # Per side: candidates, frontier, next frontier, tentative codes, earlier wins.
     bitmaps = zeroed_bits(10 * words)
     states = <BoardState*> malloc(threads * sizeof(BoardState))
-    if bitmaps == NULL or states == NULL:
+    placed = no_placements(threads)
+    if bitmaps == NULL or states == NULL or placed == NULL:
         free_bits(bitmaps)
         free(states)
+        free(placed)
         raise MemoryError("not enough memory for the build's bitmaps")
+    c.states = states
+    c.placed = placed
     for t in range(2):
         c.candidates[t] = bitmaps + (5 * t) * words
         frontier[t] = bitmaps + (5 * t + 1) * words
@@ -800,6 +827,7 @@ def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_va
         for t in range(threads):
             bs_free(&states[t])
         free(states)
+        free(placed)
         free_bits(bitmaps)
         stopped = tb_guard_end()
     if stopped:
@@ -826,8 +854,9 @@ cdef void expected_codes(Metrics* m, BoardState* s, int stm, int64_t idx,
 
     Pseudo-legal moves, each played only where the answer needs the board: a capture (its
     legality tested as it is played, and the sub-table encoded from the board), a move of
-    Red's defender group (indexed by the full encode: the re-check does not share the
-    builder's incremental path for that group), a quiet move landing on an ILLEGAL entry of
+    Red's defender group that reflects the position (indexed by the full encode: the
+    re-check does not share the builder's incremental path there; the other moves of that
+    group take its new key alone, which is what the full encode computes), a quiet move landing on an ILLEGAL entry of
     some metric (legal: that metric's table is corrupt; illegal: not a move) or on a
     perpetual-check victim.  A quiet move landing on a legal entry is taken as legal without
     the test: an illegal move reaches a position whose mover's king is attacked, which a
@@ -949,7 +978,7 @@ cdef void expected_at(Metrics* m, BoardState* s, int64_t idx, int* expected) noe
     on one decoding of the board."""
     cdef int k, stm
     cdef int one[MAX_METRICS]
-    if ix_decode(m.c[0].ix, idx, s) < 0:
+    if place(&m.c[0], s, idx) < 0:
         for k in range(2 * m.count):
             expected[k] = ILLEGAL
         return
@@ -1006,9 +1035,12 @@ def recheck_all(Indexer indexer, list metrics, int threads=1, int max_report=20,
         m.c[k].threads = threads
     states = <BoardState*> malloc(threads * sizeof(BoardState))
     counts = <int64_t*> calloc(threads * PAD, sizeof(int64_t))
-    if states == NULL or counts == NULL:
+    m.c[0].placed = no_placements(threads)
+    m.c[0].states = states
+    if states == NULL or counts == NULL or m.c[0].placed == NULL:
         free(states)
         free(counts)
+        free(m.c[0].placed)
         raise MemoryError()
     for t in range(threads):
         bs_init(&states[t])
@@ -1041,6 +1073,7 @@ def recheck_all(Indexer indexer, list metrics, int threads=1, int max_report=20,
             bs_free(&states[t])
         free(states)
         free(counts)
+        free(m.c[0].placed)
         stopped = tb_guard_end()
     if stopped:
         raise_interrupted()

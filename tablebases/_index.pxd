@@ -37,10 +37,18 @@ cdef struct IndexData:
     int64_t stride[MAX_GROUPS]   # index = sum of group index * stride
     int64_t uid              # distinct for every Indexer made: keys the per-thread digit cache
 
+# What ix_decode_placed last set up on a board: the indexer's uid (-1: nothing known) and
+# each group's entry.
+cdef struct Placed:
+    int64_t uid
+    int64_t digits[MAX_GROUPS]
+
 cdef int64_t ix_encode(IndexData* ix, BoardState* s, int flip, int mirror=*) noexcept nogil
 cdef int64_t ix_mirror_rest(IndexData* ix, int64_t base, int64_t gi0) noexcept nogil
 cdef int64_t ix_twin(IndexData* ix, int64_t index) noexcept nogil
 cdef int ix_decode(IndexData* ix, int64_t index, BoardState* s) noexcept nogil
+cdef int ix_decode_placed(IndexData* ix, int64_t index, BoardState* s,
+                          Placed* placed) noexcept nogil
 cdef int64_t ix_encode_quiet(IndexData* ix, int64_t base, int color, int kind, int from90,
                              int to90, bint defender=*, bint tables=*) noexcept nogil
 cdef int ix_prepare_moves(IndexData* ix) except -1

@@ -2,6 +2,8 @@
 
 Only the Python-visible API: the C-level API (``IndexData``, ``ix_*``) is in ``_index.pxd``.
 """
+from collections.abc import Iterable
+
 from xiangqi._core import BaseBoard
 
 DEFENDERS: tuple[int, int, int]
@@ -19,5 +21,10 @@ class Indexer:
         """Placements per group, Red's defender group first."""
     def index_of(self, board: BaseBoard, flip: int = False) -> int:
         """Index of a board's position (-1 if its pieces do not match)."""
+    def decoded_in_turn(self, indexes: Iterable[int],
+                        incremental: bool = True) -> list[tuple[list[int], list[int]] | None]:
+        """Decode ``indexes`` one after another onto one board (``incremental``: only the
+        changed groups moved); per index None if two pieces overlap, else Red's and Black's
+        piece points in piece-list order."""
     def placement(self, index: int) -> list[int] | None:
         """The 90 piece codes of ``index`` (None if two pieces overlap)."""

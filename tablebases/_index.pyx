@@ -16,6 +16,7 @@ from libc.stdlib cimport malloc, calloc, free
 from libc.stdint cimport int32_t, int64_t, uint8_t
 from xiangqi._core cimport (BaseBoard, BoardState, sq256_of, sq90_of, KING, ADVISOR, ELEPHANT, HORSE,
                             ROOK, CANNON, PAWN, BLACK_BIT, EMPTY, OFFBOARD, MAX_PIECES)
+from xiangqi._core cimport bs_init, bs_free
 
 from xiangqi.pieces import Piece, legal_points
 
@@ -155,10 +156,10 @@ cdef int64_t ix_encode_quiet(IndexData* ix, int64_t base, int color, int kind, i
     """Index after a non-capturing move of one piece from the decoded position ``base``.
 
     Only the moved piece's group changes, so only its group index is recomputed.  Returns
-    -2 when the piece belongs to Red's defender group (its canonical mirror may change: use
-    :func:`ix_encode`), -1 if the result is not a placement of this material.  With
-    ``defender``, a move in that group is done here too (mirroring the other groups when the
-    group's new placement is not canonical).  With ``tables``, a group of several pieces
+    -2 for a move in Red's defender group whose new placement is not canonical (the whole
+    position is then reflected: use :func:`ix_encode`), -1 if the result is not a placement
+    of this material.  With ``defender``, that reflection is done here too (the other
+    groups mirrored by the move tables' ``mirrored`` entries where there are some).  With ``tables``, a group of several pieces
     takes its new entry from the move table of :func:`ix_prepare_moves` where there is one
     (the builder's passes; the re-check computes the key, an independent path)."""
     cdef int g = ix.group_of[color][kind]
@@ -166,7 +167,7 @@ cdef int64_t ix_encode_quiet(IndexData* ix, int64_t base, int color, int kind, i
     cdef int points[MAX_SLOTS]
     cdef int64_t gi, key, new_gi
     cdef Group* grp
-    if g < 0 or (g == 0 and not defender):
+    if g < 0:
         return -2
     grp = &ix.groups[g]
     if ix_cache.uid == ix.uid and ix_cache.index == base:
@@ -217,6 +218,8 @@ cdef int64_t ix_encode_quiet(IndexData* ix, int64_t base, int color, int kind, i
         return -1
     new_gi = grp.key_to_index[key]
     if new_gi == -2 and g == 0:
+        if not defender:
+            return -2                   # the full encode reflects it (the re-check's path)
         # Its mirror image is the canonical one: reflect the whole position.
         for i in range(grp.nslots):
             points[i] = mirror90(points[i])
@@ -274,15 +277,12 @@ cdef void ix_digits(IndexData* ix, int64_t index, int64_t* digits) noexcept nogi
         rest //= ix.groups[g].count
 
 
-cdef int ix_decode(IndexData* ix, int64_t index, BoardState* s) noexcept nogil:
-    """Set up the pieces of ``index`` on ``s`` (side to move unchanged, no undo history).
-
-    Returns -1 (board left partly set) if two pieces fall on one point."""
-    cdef int g, i, sq, color, kind, side
-    cdef int64_t gi, rest
-    cdef uint8_t* pts
-    # Digits: within the cached index's run of Red-defender placements only the first one
-    # changes (a subtraction); otherwise divide it out.
+cdef inline void split_index(IndexData* ix, int64_t index) noexcept nogil:
+    """The group entries of ``index`` into the thread's cache (``ix_cache.digits``)."""
+    cdef int g
+    cdef int64_t rest
+    # Within the cached index's run of Red-defender placements only the first digit changes
+    # (a subtraction); otherwise divide it out.
     if ix_cache.uid == ix.uid and ix_cache.block <= index < ix_cache.block + ix.groups[0].count:
         ix_cache.digits[0] = index - ix_cache.block
     else:
@@ -293,6 +293,16 @@ cdef int ix_decode(IndexData* ix, int64_t index, BoardState* s) noexcept nogil:
         ix_cache.block = index - ix_cache.digits[0]
         ix_cache.uid = ix.uid
     ix_cache.index = index
+
+
+cdef int ix_decode(IndexData* ix, int64_t index, BoardState* s) noexcept nogil:
+    """Set up the pieces of ``index`` on ``s`` (side to move unchanged, no undo history).
+
+    Returns -1 (board left partly set) if two pieces fall on one point."""
+    cdef int g, i, sq, color, kind, side
+    cdef int64_t gi
+    cdef uint8_t* pts
+    split_index(ix, index)
     # clear the previous pieces only
     for side in range(2):
         for i in range(s.piece_count[side]):
@@ -314,6 +324,61 @@ cdef int ix_decode(IndexData* ix, int64_t index, BoardState* s) noexcept nogil:
             s.piece_count[color] += 1
             if kind == KING:
                 s.king_square[color] = sq
+    return 0
+
+
+cdef int ix_decode_placed(IndexData* ix, int64_t index, BoardState* s,
+                          Placed* placed) noexcept nogil:
+    """:func:`ix_decode` onto a board that holds what the last call with ``placed`` set up
+    there (every move played on it since taken back): only the groups whose entry changed
+    are moved, each piece keeping its place in the board's piece lists, so the board ends as
+    ix_decode would leave it (the same move order).  The builder's loops decode neighbouring
+    indexes one after another, which mostly differ in one group.  ``placed.uid`` not this
+    indexer's: a full decode.  Returns -1 (and forgets the board) if two pieces fall on one
+    point."""
+    cdef int g, i, sq, kind, color
+    cdef int64_t gi, old
+    cdef int list_place[MAX_GROUPS][MAX_SLOTS]
+    cdef Group* grp
+    if placed.uid != ix.uid:
+        placed.uid = -1
+        if ix_decode(ix, index, s) < 0:
+            return -1
+        for g in range(ix.ngroups):
+            placed.digits[g] = ix_cache.digits[g]
+        placed.uid = ix.uid
+        return 0
+    split_index(ix, index)
+    # Lift the pieces of every group that changes, then put them down on their new points
+    # (lifting all first: a piece may land where another group's piece stood).
+    for g in range(ix.ngroups):
+        old = placed.digits[g]
+        if ix_cache.digits[g] == old:
+            continue
+        grp = &ix.groups[g]
+        for i in range(grp.nslots):
+            sq = sq256_of(grp.squares[old * grp.nslots + i])
+            s.squares[sq] = EMPTY
+            list_place[g][i] = s.piece_index[sq]
+    for g in range(ix.ngroups):
+        gi = ix_cache.digits[g]
+        if gi == placed.digits[g]:
+            continue
+        grp = &ix.groups[g]
+        for i in range(grp.nslots):
+            sq = sq256_of(grp.squares[gi * grp.nslots + i])
+            if s.squares[sq] != EMPTY:
+                placed.uid = -1         # the board is left partly set
+                return -1
+            color = grp.color[i]
+            kind = grp.kind[i]
+            s.squares[sq] = kind | (BLACK_BIT if color else 0)
+            s.piece_index[sq] = list_place[g][i]
+            s.piece_squares[color][list_place[g][i]] = sq
+            if kind == KING:
+                s.king_square[color] = sq
+        placed.digits[g] = gi
+    s.ply = 0
     return 0
 
 
@@ -520,7 +585,7 @@ cdef class Indexer:
         0-89) from ``index``, as the builder's passes compute it (``tables``: the move tables
         of groups of several pieces) or as the re-check does (their keys); -1 if the result
         is no placement of the material, -2 if the re-check leaves it to the full encode
-        (Red's defender group).  For tests: the two must agree."""
+        (a move of Red's defender group that reflects the position).  For tests: the two must agree."""
         cdef int g, i, color = -1, kind = 0
         cdef int64_t digits[MAX_GROUPS]
         if not 0 <= index < self.data.size or not 0 <= from90 < 90 or not 0 <= to90 < 90:
@@ -537,6 +602,38 @@ cdef class Indexer:
         if color < 0:
             raise ValueError(f"no piece on point {from90} in index {index}")
         return ix_quiet_index(&self.data, index, digits, color, kind, from90, to90, tables)
+
+    def decoded_in_turn(self, indexes, bint incremental=True):
+        """Decode ``indexes`` one after another onto one board, as the builder's loops do
+        (``incremental``: moving only the groups that changed, :func:`ix_decode_placed`; or
+        each in full, :func:`ix_decode`); for each, None if two pieces overlap, else the
+        board's piece points (0-89) of Red and of Black in its piece-list order (which sets
+        the move order).  For tests: both ways must give the same boards."""
+        cdef BoardState state
+        cdef Placed placed
+        cdef int64_t index
+        cdef int side, i, result
+        placed.uid = -1
+        if bs_init(&state) < 0:
+            raise MemoryError()
+        boards = []
+        try:
+            for index in indexes:
+                if not 0 <= index < self.data.size:
+                    raise ValueError(f"index {index} out of range")
+                if incremental:
+                    result = ix_decode_placed(&self.data, index, &state, &placed)
+                else:
+                    result = ix_decode(&self.data, index, &state)
+                if result < 0:
+                    boards.append(None)
+                    continue
+                boards.append(tuple([sq90_of(state.piece_squares[side][i])
+                                     for i in range(state.piece_count[side])]
+                                    for side in range(2)))
+        finally:
+            bs_free(&state)
+        return boards
 
     def placement(self, int64_t index):
         """The 90 piece codes of ``index`` (None if two pieces overlap)."""

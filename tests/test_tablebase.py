@@ -148,6 +148,53 @@ def test_the_builders_move_tables_give_the_indexes_of_the_moved_boards():
         checked += 1
 
 
+def test_the_key_path_leaves_only_reflecting_moves_of_reds_defenders_to_the_full_encode():
+    # The re-check's quiet indexes (no move tables): a move of Red's defender group whose new
+    # placement is canonical is indexed there too; only one that reflects the position (its
+    # index holds the mirror image) is left to the full encode (-2).
+    indexer = indexer_for(Material("KAAR", "KAB"))
+    rng = random.Random(24)
+    direct = reflected = 0
+    while direct < 300 or reflected < 30:
+        index = rng.randrange(indexer.size)
+        codes = indexer.placement(index)
+        if codes is None:
+            continue
+        origin = rng.choice([point for point in range(90) if codes[point] in (KING, ADVISOR)])
+        targets = [point for point in legal_points(Piece.from_code(codes[origin]))
+                   if not codes[point]]
+        if not targets:
+            continue
+        target = rng.choice(targets)
+        moved = list(codes)
+        moved[target], moved[origin] = moved[origin], 0
+        board = Board(None)
+        board._load(moved, RED, 0, 1)
+        expected = indexer.index_of(board)
+        by_key = indexer.quiet_move_index(index, origin, target, tables=False)
+        if by_key == -2:
+            reflected += 1
+            assert indexer.placement(expected) == list(board.mirror()._codes())
+        else:
+            direct += 1
+            assert by_key == expected, (index, origin, target)
+
+
+def test_a_board_decoded_group_by_group_is_the_board_decoded_in_full():
+    # The builder's loops move only the groups whose entry changed since the board's last
+    # decode: the same pieces, in the same piece-list order (the move order), overlaps found
+    # alike, over neighbouring indexes (one group changing) and jumps (several).
+    indexer = indexer_for(Material("KRN", "KAABB"))
+    rng = random.Random(2024)
+    indexes = []
+    while len(indexes) < 4000:
+        start = rng.randrange(indexer.size)
+        indexes.extend(range(start, min(indexer.size, start + rng.randrange(1, 40))))
+    full = indexer.decoded_in_turn(indexes, incremental=False)
+    assert indexer.decoded_in_turn(indexes) == full
+    assert None in full and any(board is not None for board in full)
+
+
 # -- builds ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("material", SMALL)
