@@ -23,6 +23,15 @@ piece it could not win before the move:
 gains nothing) or is attacked by the offering side's own move only as a victim, never as a
 new threat of the mover.  A piece protected after the move (拦, 跟: a block or a follow that
 protects it) is no threat, since the exchange decides protection on the board after the move.
+
+The test is one of a position and a move only, as the judge's classification is; the rule
+rounds built on it (tablebases._builder.perpetual_check_sets with RULES_CHINESE) decide a
+draw lost only where its side can keep the draw by nothing but attacks and the opponent can
+always answer idly back into such a position, which holds whichever side began the cycle.
+Where the values would depend on the history, they take the position as the start of the
+game: the moves before it (a cycle already under way, the opponent's own attacks in it) are
+not known to a table, and ``xqstudio position judge`` rules on an actual game.  Not looked
+for: 长杀 (mate threats), so a perpetual mate threat that wins no material stays a draw.
 """
 from xiangqi._core cimport (BoardState, BaseBoard, bs_make, bs_unmake, bs_legal_moves,
                             bs_has_legal_move, bs_king_attacked, xq_move_from, xq_move_to,

@@ -295,7 +295,8 @@ def build(materials: str | list[str], directory: Path | str, threads: int = 1,
         if need > have:
             raise BuildError(f"{name} needs about {need / 2**30:.1f} GiB of memory but only "
                              f"{have / 2**30:.1f} GiB is available")
-        estimate = estimated_seconds(indexer.size, threads)
+        estimate = estimated_seconds(indexer.size, threads,
+                                     chase=attacks != AttackRules.RULES_CHECK)
         log(f"{name}: estimated {estimate:,.0f} s on {threads} thread(s)")
         if progress is not None and hasattr(progress, "start_table"):
             progress.start_table(name, estimate)
@@ -363,12 +364,24 @@ def _link_shared_table(material: Material, directory: Path, rules: str) -> None:
 # their re-checks and the perpetual-check rounds, measured on the benchmark machine (the
 # median over 15 tables of 1.3 M to 51.8 M entries, 2026-11-30: 7.9 microseconds).
 SECONDS_PER_ENTRY = 8e-6
+# What the chase rule's rounds add to a two-sided table built under the Chinese rules, per
+# entry and thread: the perpetual-attack search of each round (the chase test on the drawing
+# moves of every draw), measured on KRKR (2.5 microseconds, 2026-12-02, load 6-7).  A
+# round that finds positions also rebuilds DTM; in the tables measured the rounds found no
+# position beyond the perpetual checks', so one search is counted.
+CHASE_SECONDS_PER_ENTRY = 2.5e-6
 
 
-def estimated_seconds(size: int, threads: int) -> float:
-    """A rough time estimate for building a table of ``size`` entries per side."""
+def estimated_seconds(size: int, threads: int, chase: bool = False) -> float:
+    """A rough time estimate for building a table of ``size`` entries per side (``chase``:
+    a two-sided table under the Chinese rules, with the chase rule's rounds).
+
+    >>> estimated_seconds(1_000_000, 1), estimated_seconds(1_000_000, 1, chase=True)
+    (8.0, 10.5)
+    """
     speedup = 1 if size < SMALL_TABLE else max(1.0, 0.8 * threads)
-    return size * SECONDS_PER_ENTRY / speedup
+    per_entry = SECONDS_PER_ENTRY + (CHASE_SECONDS_PER_ENTRY if chase else 0.0)
+    return size * per_entry / speedup
 
 
 def _load_sub_tables(material: Material, directory: Path,

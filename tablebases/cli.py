@@ -77,6 +77,9 @@ def cmd_build(args: argparse.Namespace) -> int:
     try:
         for name in args.material:
             Material.parse(name)
+        if (args.cluster is not None or args.workers is not None) and args.rules is not None:
+            return fail(args, "--rules cannot be combined with --cluster or --workers yet: "
+                              "build the tables of a rule set in one process", status=2)
         if args.cluster is not None or args.workers is not None:
             summary = _build_on_cluster(args, log, progress.tty)
         else:

@@ -48,9 +48,10 @@ RULE_SET_RULES = {
                            "on every move is a draw",
         "mate_threat": "not applied (长杀 is not looked for: a move the judge calls 杀 counts "
                        "as a chase if it threatens material, else as idle)",
-        "history": "a value never depends on which side started the cycle: a draw is lost "
+        "history": "a value is that of the position as the start of a game: a draw is lost "
                    "only where the attacker cannot leave the attacks and the defender can "
-                   "always answer idly, whoever began",
+                   "always answer idly, whichever side began the cycle; moves played before "
+                   "the position (a cycle under way) are the judge's to rule on",
     },
 }
 
