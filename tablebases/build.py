@@ -720,8 +720,10 @@ def _build_metric(material: Material, indexer: Indexer, directory: Path, metric:
         if not found and not chased:
             break
         rounds += 1
+        attacking = f", {chased:,} must stop attacking (checks and chases)" \
+            if attacks != AttackRules.RULES_CHECK else ""
         log(f"{name}: perpetual-check round {rounds}: {found:,} positions must stop "
-            f"checking, {chased:,} stop attacking (checks and chases); rebuilding")
+            f"checking{attacking}; rebuilding")
     elapsed = time.perf_counter() - start
     cpu_seconds = time.process_time() - cpu_start
     rate = indexer.size * 2 * passes / elapsed / threads if elapsed > 0 else 0.0
