@@ -24,6 +24,8 @@ cdef struct Context:
     int capture_limit        # DTC60: sub-table values beyond this many plies count as draws
     uint64_t* checker[2]     # perpetual check: positions whose side to move must stop checking
     uint64_t* victim[2]      # ... and the positions its forbidden checks lead to (or NULL)
+    int attacks              # what checker must stop: RULES_CHECK checks, RULES_CHINESE
+                             # checks and chases (tablebases._chase)
     int kinds[2]             # per colour: bit 1 << type for each piece type it has
     uint64_t* draw_hint[2]   # known draws (from DTM, for the DTC metrics), or NULL
     uint64_t* loss_hint[2]   # known losses: the only positions a later metric may lose

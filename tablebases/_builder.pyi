@@ -35,12 +35,13 @@ def retrograde(
     capture_limit: int = 0,
     threads: int = 1,
     progress: Callable[[int, int], object] | None = None,
-    rules: Sequence[Buffer] | None = None,
+    rules: Sequence[Buffer | int] | None = None,
     hints: Sequence[Buffer] | None = None,
     timings: dict[str, float] | None = None,
 ) -> int:
     """Fill the code arrays with the solved codes; returns the number of passes.
-    ``progress(pass, found)``; ``rules``: checker red/black, victim red/black bitmaps;
+    ``progress(pass, found)``; ``rules``: checker red/black, victim red/black bitmaps (and
+    optionally the AttackRules they forbid);
     ``hints``: draw red/black, loss red/black bitmaps of the DTM build; ``timings``: adds
     the wall and CPU seconds of each phase (``first_sweep``, ``unmoves``, ``candidates``,
     ``settle``) as ``<phase>_seconds`` and ``<phase>_cpu_seconds``."""
@@ -51,7 +52,7 @@ def recheck_all(
                             int]],
     threads: int = 1,
     max_report: int = 20,
-    rules: Sequence[Buffer] | None = None,
+    rules: Sequence[Buffer | int] | None = None,
 ) -> tuple[list[int], list[tuple[int, int, int, int, int]]]:
     """Every metric re-derived at once, each position's successors read once for all:
     (mismatch count per metric, first mismatches of each metric as (metric number, side to
@@ -67,7 +68,7 @@ def recheck(
     capture_limit: int = 0,
     threads: int = 1,
     max_report: int = 20,
-    rules: Sequence[Buffer] | None = None,
+    rules: Sequence[Buffer | int] | None = None,
 ) -> tuple[int, list[tuple[int, int, int, int]]]:
     """(mismatch count, first mismatches as (side to move, index, stored, expected))."""
 
@@ -90,8 +91,11 @@ def perpetual_check_sets(
     victim_red: Buffer,
     victim_black: Buffer,
     threads: int = 1,
+    attacks: int = 0,
 ) -> int:
-    """Add the drawn positions the perpetual-check rule decides; returns the checker count."""
+    """Add the drawn positions the perpetual-check rule decides (``attacks``
+    AttackRules.RULES_CHINESE: the perpetual-attack rule, checks and chases); returns the
+    checker count."""
 
 def chase_sensitive_draws(
     indexer: Indexer,

@@ -28,6 +28,8 @@ from tablebases._index cimport (Indexer, IndexData, Placed, ix_encode, ix_decode
                                 ix_decode_placed, ix_has_twin,
                                 ix_encode_quiet, ix_twin, ix_prepare_moves, ix_digits,
                                 ix_quiet_index, MAX_GROUPS)
+from tablebases._chase cimport (Threats, find_threats, move_attack, ATTACK_CHECK, ATTACK_CHASE,
+                                RULES_CHECK, RULES_CHINESE)
 import time as _time
 
 cdef extern from *:
@@ -203,6 +205,10 @@ cdef void free_bits(uint64_t* bits) noexcept nogil:
         mapping = (<char*> bits) - BITS_PREFIX
         munmap(mapping, (<size_t*> mapping)[0])
 DEF FORBIDDEN = -1
+# The attacks a perpetual attack may not go on with (tablebases._chase: a pawn's chase is not
+# one of them, 27.2).
+cdef enum:
+    FORBIDDEN_ATTACKS = ATTACK_CHECK | ATTACK_CHASE
 
 
 # A sub-table's codes reduced to what a metric whose count ends at the capture (DTC, DTC60)
@@ -297,10 +303,41 @@ cdef inline bint must_stop_checking(Context* c, int stm, int64_t idx) noexcept n
     return c.checker[stm] != NULL and tb_bit(c.checker[stm], idx)
 
 
-cdef inline bint forbidden(Context* c, BoardState* s, int stm, int64_t sidx) noexcept nogil:
-    """For a position that must stop checking, with a quiet move just made on ``s``: is the
-    move one of the perpetual checks it may no longer play?"""
-    return sidx >= 0 and tb_bit(c.victim[stm ^ 1], sidx) and bs_king_attacked(s, stm ^ 1)
+cdef inline bint forbidden(Context* c, BoardState* s, int stm, int64_t sidx,
+                           int move) noexcept nogil:
+    """For a position that must stop checking, with the quiet ``move`` just made on ``s``: is
+    it one of the perpetual checks (under the Chinese rules: checks or chases) it may no
+    longer play?"""
+    if sidx < 0 or not tb_bit(c.victim[stm ^ 1], sidx):
+        return False
+    return rule_attack(c, s, move)
+
+
+cdef inline bint rule_attack(Context* c, BoardState* s, int move) noexcept nogil:
+    """With the quiet ``move`` just made on ``s``: is it an attack that a perpetual attack
+    of the rule set of ``c`` forbids (a check; under RULES_CHINESE a chase too)?"""
+    cdef Threats before
+    cdef bint known = False
+    return (attack_after(c, s, move, &before, &known) & (ATTACK_CHECK | ATTACK_CHASE)) != 0
+
+
+cdef inline int attack_after(Context* c, BoardState* s, int move, Threats* before,
+                             bint* known) noexcept nogil:
+    """With the quiet ``move`` just made on ``s``: ATTACK_CHECK if it checks, else under
+    RULES_CHINESE its chase bits (tablebases._chase.move_attack; 0 under RULES_CHECK).
+    ``before``: the mover's threats before the move, found here unless ``known``."""
+    cdef int kind
+    if bs_king_attacked(s, s.turn):
+        return ATTACK_CHECK
+    if c.attacks == RULES_CHECK:
+        return 0
+    bs_unmake(s)
+    if not known[0]:
+        find_threats(s, before)
+        known[0] = True
+    kind = move_attack(s, move, before)
+    bs_make(s, move)
+    return kind
 
 
 cdef inline int successor_code(Context* c, BoardState* s, int stm, int64_t idx, int move,
@@ -317,7 +354,7 @@ cdef inline int successor_code(Context* c, BoardState* s, int stm, int64_t idx, 
         code = sub_code(c, s, captured)
     else:
         sidx = moved_index(c, s, idx, move, incremental)
-        if restricted and forbidden(c, s, stm, sidx):
+        if restricted and forbidden(c, s, stm, sidx, move):
             code = FORBIDDEN
         else:
             code = c.values[stm ^ 1][sidx] if sidx >= 0 else ILLEGAL
@@ -401,7 +438,7 @@ cdef void init_position(Context* c, BoardState* s, int stm, int64_t idx) noexcep
             continue
         if restricted:
             bs_make(s, moves[i])
-            quiet = not forbidden(c, s, stm, moved_index(c, s, idx, moves[i]))
+            quiet = not forbidden(c, s, stm, moved_index(c, s, idx, moves[i]), moves[i])
             bs_unmake(s)
         else:
             quiet = True
@@ -496,10 +533,10 @@ cdef inline int candidate_move(Context* c, BoardState* s, int stm, int64_t idx,
         sidx = quiet_index(c, s, idx, digits, move)
         if restricted and sidx >= 0 and tb_bit(c.victim[stm ^ 1], sidx):
             bs_make(s, move)
-            check = bs_king_attacked(s, stm ^ 1)
+            check = rule_attack(c, s, move)
             bs_unmake(s)
             if check:
-                return 1                # a forbidden perpetual check
+                return 1                # a forbidden perpetual check (or chase)
         code = c.values[stm ^ 1][sidx] if sidx >= 0 else ILLEGAL
     if code == FORBIDDEN:
         return 1
@@ -579,7 +616,8 @@ cdef list setup_context(Context* c, Indexer indexer, uint16_t[::1] red_values,
     """Fill ``c``; returns the Python objects whose buffers it points into (keep them alive).
 
     ``rules``: None, or (checker red, checker black, victim red, victim black) uint64
-    bitmaps of the perpetual-check rule (see :func:`perpetual_check_sets`)."""
+    bitmaps of the perpetual-check rule (see :func:`perpetual_check_sets`), and optionally
+    what the checkers must stop (RULES_CHECK, the default, or RULES_CHINESE)."""
     cdef int color, kind, i
     cdef uint16_t[::1] sub_red, sub_black
     cdef uint64_t[::1] packed_red, packed_black
@@ -627,6 +665,7 @@ cdef list setup_context(Context* c, Indexer indexer, uint16_t[::1] red_values,
             c.subs[color][kind].outcomes[1] = NULL
     c.states = NULL
     c.placed = NULL
+    c.attacks = RULES_CHECK
     for i in range(2):
         c.checker[i] = NULL
         c.victim[i] = NULL
@@ -637,6 +676,8 @@ cdef list setup_context(Context* c, Indexer indexer, uint16_t[::1] red_values,
         c.won[i] = NULL
     if rules is not None:
         attach_bitmaps(keep, rules, indexer.data.size, c.checker, c.victim)
+        if len(rules) > 4:
+            c.attacks = rules[4]        # RuleBitmaps.attacks: what the checkers must stop
     return keep
 
 
@@ -937,7 +978,7 @@ cdef void expected_codes(Metrics* m, BoardState* s, int stm, int64_t idx,
                 # a move or its corruption.)
                 bs_make(s, moves[i])
                 attacked = bs_king_attacked(s, stm)
-                forbidden_check = victim and forbidden(c0, s, stm, sidx)
+                forbidden_check = victim and forbidden(c0, s, stm, sidx, moves[i])
                 bs_unmake(s)
                 for k in range(m.count):
                     if forbidden_check or (codes[k] == ILLEGAL and attacked):
@@ -1185,7 +1226,8 @@ cdef bint only_checks_keep_draw(Context* c, BoardState* s, int stm, int64_t idx,
     cdef int moves[MAX_MOVES]
     cdef int count, i, captured, code, drawing = 0
     cdef int64_t sidx
-    cdef bint check
+    cdef bint check, known = False
+    cdef Threats before                 # the side's threats here, for the chase test
     if decode(c, s, stm, idx) < 0:
         return False
     count = bs_pseudo_moves(s, moves)
@@ -1197,12 +1239,13 @@ cdef bint only_checks_keep_draw(Context* c, BoardState* s, int stm, int64_t idx,
             continue
         bs_make(s, moves[i])
         if opponent_never_wins and not bs_king_attacked(s, stm) \
-                and not bs_king_attacked(s, stm ^ 1):
+                and not attack_after(c, s, moves[i], &before, &known) & FORBIDDEN_ATTACKS:
             bs_unmake(s)
-            return False                # a legal quiet move that keeps the draw, no check
+            return False                # a legal quiet move that keeps the draw, no attack
         sidx = moved_index(c, s, idx, moves[i])
         code = c.values[stm ^ 1][sidx] if sidx >= 0 else ILLEGAL
-        check = code == 0 and bs_king_attacked(s, stm ^ 1)
+        check = code == 0 and \
+            attack_after(c, s, moves[i], &before, &known) & FORBIDDEN_ATTACKS != 0
         bs_unmake(s)
         if code == 0:
             if not check:
@@ -1217,6 +1260,8 @@ cdef bint answers_quietly_into(Context* c, BoardState* s, int stm, int64_t idx,
     cdef int moves[MAX_MOVES]
     cdef int count, i
     cdef int64_t sidx
+    cdef bint known = False
+    cdef Threats before
     if decode(c, s, stm, idx) < 0:
         return False
     count = bs_pseudo_moves(s, moves)
@@ -1225,7 +1270,10 @@ cdef bint answers_quietly_into(Context* c, BoardState* s, int stm, int64_t idx,
             continue
         bs_make(s, moves[i])
         sidx = moved_index(c, s, idx, moves[i])
-        if sidx >= 0 and tb_bit(checker_set, sidx) and not bs_king_attacked(s, stm ^ 1):
+        # Under the Chinese rules the answer must be idle: no check, no chase, not even a
+        # pawn's (27.2: a pawn's chases count when both sides attack on every move).
+        if sidx >= 0 and tb_bit(checker_set, sidx) and \
+                attack_after(c, s, moves[i], &before, &known) == 0:
             bs_unmake(s)
             return True
         bs_unmake(s)
@@ -1255,12 +1303,16 @@ cdef bint drawing_checks_trapped(Context* c, BoardState* s, int stm, int64_t idx
 
 def perpetual_check_sets(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_values,
                          list subs, uint64_t[::1] checker_red, uint64_t[::1] checker_black,
-                         uint64_t[::1] victim_red, uint64_t[::1] victim_black, int threads=1):
+                         uint64_t[::1] victim_red, uint64_t[::1] victim_black, int threads=1,
+                         int attacks=RULES_CHECK):
     """Add to the rule bitmaps the drawn positions that the perpetual-check rule decides.
 
     ``checker_*``: positions whose side to move can keep the draw only by perpetual check
     (it must stop checking, so it loses); ``victim_*``: the positions its checks lead to.
-    Returns the number of checker positions found (0: the values already obey the rule).
+    ``attacks`` RULES_CHINESE: the same for perpetual attack (长将, 长捉 and their mixtures,
+    tablebases._chase): the checker keeps the draw only by checks and chases, its opponent
+    answers them idly.  Returns the number of checker positions found (0: the values
+    already obey the rule).
     """
     cdef Context c
     cdef int64_t size = indexer.data.size, idx, w, words = (size + 63) // 64
@@ -1279,6 +1331,7 @@ def perpetual_check_sets(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1
         free_bits(S); free_bits(T); free(states)
         raise MemoryError()
     keep = setup_context(&c, indexer, red_values, black_values, subs, False, 0, None)
+    c.attacks = attacks
     out_checker[0] = &checker_red[0]
     out_checker[1] = &checker_black[0]
     out_victim[0] = &victim_red[0]

@@ -30,6 +30,7 @@ from ._builder import (
     recheck_all,
     retrograde,
 )
+from ._chase import AttackRules
 from ._index import Indexer
 from .format import (
     SIDES,
@@ -45,14 +46,14 @@ from .format import (
     zeroed_words,
 )
 from .material import Material, indexer_for
-from .values import RULES, summarise_metric
+from .values import RULES, rules_for, summarise_metric
 
 # indexer_for lives with Material (tablebases.material); it is imported here for the callers
 # that still take it from the builder.
 __all__ = ["build", "verify_file", "table_problem", "indexer_for", "BuildError", "METRICS",
            "Metric", "MetricRules", "METRIC_RULES", "SubTableSpec", "RuleBitmaps", "DtmBitmaps",
            "NATURAL_LIMIT_PLIES", "default_threads", "estimated_seconds", "checkpoint_path",
-           "memory_needed"]
+           "memory_needed", "rules_directory", "two_sided"]
 
 
 class Metric(StrEnum):
@@ -234,8 +235,13 @@ def _sub_specs(material: Material, loaded: dict[str, _Loaded],
 def build(materials: str | list[str], directory: Path | str, threads: int = 1,
           rebuild: bool = False, log: Callable[[str], None] = print,
           progress: Callable[[str, int, int], None] | None = None,
-          verify: bool = True, sub_tables: bool = True) -> dict[str, dict]:
+          verify: bool = True, sub_tables: bool = True,
+          rules: str | None = None) -> dict[str, dict]:
     """Build the tables of ``materials`` and every sub-table they need into ``directory``.
+
+    ``rules`` (``"chinese"``): the two-sided tables apply that rule set's chase rule too and
+    go into its own directory (:func:`rules_directory`), where the one-sided tables, the
+    same under every rule set, are links to the files of ``directory``.
 
     Existing files are reused unless ``rebuild``.  ``verify`` False skips the full re-check
     of every metric (about a quarter of the build's time): the header then says ``unverified``
@@ -256,10 +262,15 @@ def build(materials: str | list[str], directory: Path | str, threads: int = 1,
             if material not in order:
                 order.append(material)
     requested = {str(Material.parse(t).canonical()) for t in materials}
+    header_rules = rules_for(rules)
     summary: dict[str, dict] = {}
     for material in order:
         name = str(material)
-        path = table_path(directory, name)
+        if rules is not None:
+            _link_shared_table(material, directory, rules)
+        where = rules_directory(directory, rules) if rules and two_sided(material) else directory
+        attacks = AttackRules.RULES_CHINESE if where != directory else AttackRules.RULES_CHECK
+        path = table_path(where, name)
         if path.exists() and not (rebuild and name in requested):
             problem = table_problem(path)
             if problem is None and verify and read_header(path).extra.get("unverified"):
@@ -270,6 +281,11 @@ def build(materials: str | list[str], directory: Path | str, threads: int = 1,
             else:
                 log(f"{name}: {path} is damaged or of an older format ({problem}); "
                     "rebuilding it")
+        if rules is not None and where == directory:
+            summary.update(build(name, directory, threads, rebuild and name in requested, log,
+                                 progress, verify, sub_tables=False))
+            _link_shared_table(material, directory, rules)
+            continue
         indexer = indexer_for(material)
         sub_sizes = [indexer_for(sub).size for sub in {s.canonical() for s in material.captures()}]
         need = memory_needed(material, indexer.size, sub_sizes)
@@ -279,42 +295,93 @@ def build(materials: str | list[str], directory: Path | str, threads: int = 1,
         if need > have:
             raise BuildError(f"{name} needs about {need / 2**30:.1f} GiB of memory but only "
                              f"{have / 2**30:.1f} GiB is available")
-        estimate = estimated_seconds(indexer.size, threads)
+        estimate = estimated_seconds(indexer.size, threads,
+                                     chase=attacks != AttackRules.RULES_CHECK)
         log(f"{name}: estimated {estimate:,.0f} s on {threads} thread(s)")
         if progress is not None and hasattr(progress, "start_table"):
             progress.start_table(name, estimate)
         if rebuild and name in requested:
-            remove_checkpoints(directory, name)
+            remove_checkpoints(where, name)
         writer = TableWriter(path, 1 if indexer.size < SMALL_TABLE else threads)
         try:
-            counts, info = _build_one(material, indexer, directory, threads, log, progress, writer,
-                                      verify)
+            counts, info = _build_one(material, indexer, where, threads, log, progress, writer,
+                                      verify, attacks)
             stored, timings = split_timings(info)
             finish_start = time.perf_counter()
             writer.finish(TableHeader(material=name, size=indexer.size, metrics=list(METRICS),
-                                      rules=RULES, counts=counts, extra=stored))
+                                      rules=header_rules if where != directory else RULES,
+                                      counts=counts, extra=stored))
             # The header and the copy of the compressed blocks into the file.
             info["finish_seconds"] = timings["finish_seconds"] = \
                 round(time.perf_counter() - finish_start, 3)
         finally:
             writer.close()
         _write_build_info(path, timings)
-        remove_checkpoints(directory, name)
+        remove_checkpoints(where, name)
         log(f"{name}: written {path} ({path.stat().st_size / 2**20:.2f} MiB)")
         summary[name] = {**info, "counts": counts, "path": str(path), "verified": verify}
     return summary
+
+
+def two_sided(material: Material) -> bool:
+    """Whether both sides have attacking pieces: only such a table's values can depend on
+    the chase rule (a one-sided table is the same under every rule set).
+
+    >>> two_sided(Material.parse("KRKN")), two_sided(Material.parse("KRKAABB"))
+    (True, False)
+    """
+    return material.side_has_attackers(0) and material.side_has_attackers(1)
+
+
+def rules_directory(directory: Path | str, rules: str) -> Path:
+    """Where the tables built under the rule set ``rules`` live: a directory of that name in
+    ``directory`` (which keeps the tables that apply perpetual check only).
+
+    >>> str(rules_directory("/tables", "chinese"))
+    '/tables/chinese'
+    """
+    rules_for(rules)                    # an unknown rule set is refused here
+    return Path(directory) / rules
+
+
+def _link_shared_table(material: Material, directory: Path, rules: str) -> None:
+    """Make a one-sided ``material``'s table (built in ``directory``) visible in the rule
+    set's directory, by a relative symbolic link: it is the same under every rule set."""
+    if two_sided(material):
+        return
+    target = table_path(directory, str(material))
+    link = table_path(rules_directory(directory, rules), str(material))
+    link.parent.mkdir(parents=True, exist_ok=True)
+    if not target.exists() or link.is_symlink() or link.exists():
+        return
+    temp = link.with_name(f"{link.name}.{os.getpid()}.tmp")
+    temp.unlink(missing_ok=True)
+    temp.symlink_to(os.path.relpath(target, link.parent))
+    os.replace(temp, link)
 
 
 # Seconds per index entry (one side to move) and thread for the whole build: three metrics,
 # their re-checks and the perpetual-check rounds, measured on the benchmark machine (the
 # median over 15 tables of 1.3 M to 51.8 M entries, 2026-11-30: 7.9 microseconds).
 SECONDS_PER_ENTRY = 8e-6
+# What the chase rule's rounds add to a two-sided table built under the Chinese rules, per
+# entry and thread: the perpetual-attack search of each round (the chase test on the drawing
+# moves of every draw), measured on KRKR (2.5 microseconds, 2026-12-02, load 6-7).  A
+# round that finds positions also rebuilds DTM; in the tables measured the rounds found no
+# position beyond the perpetual checks', so one search is counted.
+CHASE_SECONDS_PER_ENTRY = 2.5e-6
 
 
-def estimated_seconds(size: int, threads: int) -> float:
-    """A rough time estimate for building a table of ``size`` entries per side."""
+def estimated_seconds(size: int, threads: int, chase: bool = False) -> float:
+    """A rough time estimate for building a table of ``size`` entries per side (``chase``:
+    a two-sided table under the Chinese rules, with the chase rule's rounds).
+
+    >>> estimated_seconds(1_000_000, 1), estimated_seconds(1_000_000, 1, chase=True)
+    (8.0, 10.5)
+    """
     speedup = 1 if size < SMALL_TABLE else max(1.0, 0.8 * threads)
-    return size * SECONDS_PER_ENTRY / speedup
+    per_entry = SECONDS_PER_ENTRY + (CHASE_SECONDS_PER_ENTRY if chase else 0.0)
+    return size * per_entry / speedup
 
 
 def _load_sub_tables(material: Material, directory: Path,
@@ -491,13 +558,14 @@ def _finish_checkpoint(checkpoint: TableWriter, directory: Path, name: str, size
 
 def _build_one(material: Material, indexer: Indexer, directory: Path, threads: int,
                log: Callable[[str], None], progress: Callable[[str, int, int], None] | None,
-               writer: TableWriter, verify: bool = True) -> tuple[dict, dict]:
+               writer: TableWriter, verify: bool = True,
+               attacks: int = AttackRules.RULES_CHECK) -> tuple[dict, dict]:
     """Build the metrics one after the other, each with only its own sub-table arrays in
     memory, and hand each to ``writer`` as soon as it is built; then re-check every metric
     at once (each position's successors read once for all of them).  Each finished metric is
     also kept as a checkpoint, so that an interrupted build of a large table resumes with
-    the next metric (the re-check at the end covers the resumed metrics too).  Returns
-    (counts, info)."""
+    the next metric (the re-check at the end covers the resumed metrics too).  ``attacks``:
+    what the rule rounds forbid (AttackRules).  Returns (counts, info)."""
     name = str(material)
     counts: dict = {}
     # Small tables finish faster on one thread than the threads take to synchronise per pass.
@@ -532,7 +600,7 @@ def _build_one(material: Material, indexer: Indexer, directory: Path, threads: i
             else:
                 red, black, metric_info, bitmaps = _build_metric(
                     material, indexer, directory, metric, threads, rules, hints, log, progress,
-                    loaded)
+                    loaded, attacks)
                 checkpoint = _checkpoint_writer(directory, name, metric, keep_checkpoints)
             if metric == "dtm" and bitmaps is not None:
                 rules, chase = bitmaps.rules, bitmaps.chase
@@ -562,7 +630,7 @@ def _build_one(material: Material, indexer: Indexer, directory: Path, threads: i
     del hints, dtc
     if verify:
         with _phase(info, "recheck"):
-            _recheck_built(material, indexer, directory, built, loaded, rules, threads)
+            _recheck_built(material, indexer, directory, built, loaded, rules, threads, attacks)
         log(f"{name}: re-check of {', '.join(built)} at once in {info['recheck_seconds']:.2f} s "
             f"(CPU s {info['recheck_cpu_seconds']:.2f})")
         for key in ("recheck_seconds", "recheck_cpu_seconds"):
@@ -584,7 +652,7 @@ def _build_one(material: Material, indexer: Indexer, directory: Path, threads: i
 
 def _recheck_built(material: Material, indexer: Indexer, directory: Path,
                    built: dict[str, tuple], loaded: dict[str, _Loaded], rules: RuleBitmaps,
-                   threads: int) -> None:
+                   threads: int, attacks: int = AttackRules.RULES_CHECK) -> None:
     """Re-derive every value of the ``built`` metrics from its successors, all metrics at
     once (``loaded``: sub-tables already in memory, completed with the other metrics);
     raise BuildError at the first failing values."""
@@ -592,7 +660,8 @@ def _recheck_built(material: Material, indexer: Indexer, directory: Path,
     _load_sub_tables(material, directory, tuple(built), into=loaded)
     metrics = [(red, black, _sub_specs(material, loaded, metric), *METRIC_RULES[metric])
                for metric, (red, black) in built.items()]
-    bad, examples = recheck_all(indexer, metrics, threads=threads, max_report=3, rules=rules)
+    bad, examples = recheck_all(indexer, metrics, threads=threads, max_report=3,
+                                rules=(*rules, attacks))
     if any(bad):
         names = list(built)
         failing = ", ".join(f"{names[k]} {count}" for k, count in enumerate(bad) if count)
@@ -605,11 +674,14 @@ def _build_metric(material: Material, indexer: Indexer, directory: Path, metric:
                   threads: int, rules: RuleBitmaps, hints: Sequence[Bitmap] | None,
                   log: Callable[[str], None],
                   progress: Callable[[str, int, int], None] | None,
-                  loaded: dict[str, _Loaded] | None = None) -> tuple:
+                  loaded: dict[str, _Loaded] | None = None,
+                  attacks: int = AttackRules.RULES_CHECK) -> tuple:
     """One metric by retrograde analysis (the re-check comes once all metrics are built):
     (red, black, info, bitmaps), the bitmaps being, for DTM, the perpetual-check sets it
     settled (``rules``, filled in place) and the chase marks.  ``loaded`` receives the
-    sub-tables it read."""
+    sub-tables it read.  ``attacks`` RULES_CHINESE: each round also settles the perpetual
+    attacks (checks and chases) of the Chinese rules, and no chase marks are made (the
+    values are final under those rules)."""
     name = str(material)
     loaded = _load_sub_tables(material, directory, (metric,), into=loaded)
     subs = _sub_specs(material, loaded, metric)
@@ -634,17 +706,24 @@ def _build_metric(material: Material, indexer: Indexer, directory: Path, metric:
         black = zeroed_codes(indexer.size)
         passes += retrograde(indexer, red, black, subs, capture_resets=resets,
                              capture_limit=limit, threads=threads, progress=report,
-                             rules=rules, hints=hints, timings=phases)
+                             rules=(*rules, attacks), hints=hints, timings=phases)
         # The perpetual-check rule is settled on DTM; the other metrics reuse its sets.
         if metric != "dtm" or not apply_rule:
             break
         with _phase(phases, "perpetual_check"):
             found = perpetual_check_sets(indexer, red, black, subs, *rules, threads=threads)
-        if not found:
+        chased = 0
+        if attacks != AttackRules.RULES_CHECK:
+            with _phase(phases, "chase"):
+                chased = perpetual_check_sets(indexer, red, black, subs, *rules,
+                                              threads=threads, attacks=attacks)
+        if not found and not chased:
             break
         rounds += 1
+        attacking = f", {chased:,} must stop attacking (checks and chases)" \
+            if attacks != AttackRules.RULES_CHECK else ""
         log(f"{name}: perpetual-check round {rounds}: {found:,} positions must stop "
-            "checking; rebuilding")
+            f"checking{attacking}; rebuilding")
     elapsed = time.perf_counter() - start
     cpu_seconds = time.process_time() - cpu_start
     rate = indexer.size * 2 * passes / elapsed / threads if elapsed > 0 else 0.0
@@ -660,7 +739,8 @@ def _build_metric(material: Material, indexer: Indexer, directory: Path, metric:
         info["perpetual_check_rounds"] = rounds
         chase_time: dict[str, float] = {}
         with _phase(chase_time, "chase_marks"):
-            chase, marked = chase_marks(material, indexer, red, black, subs, threads)
+            chase, marked = chase_marks(material, indexer, red, black, subs, threads) \
+                if attacks == AttackRules.RULES_CHECK else (_zeroed_chase(indexer.size), 0)
         info["chase_marked_positions"] = marked
         info.update({key: round(seconds, 3) for key, seconds in chase_time.items()})
         if marked:
@@ -673,7 +753,7 @@ def _build_metric(material: Material, indexer: Indexer, directory: Path, metric:
 # ``<metric>_<phase>_seconds`` and ``<metric>_<phase>_cpu_seconds``).
 # The re-check, of every metric at once, is timed apart (``recheck_seconds``,
 # ``recheck_cpu_seconds``).
-PHASES = ("first_sweep", "unmoves", "candidates", "settle", "perpetual_check")
+PHASES = ("first_sweep", "unmoves", "candidates", "settle", "perpetual_check", "chase")
 
 
 @contextmanager
@@ -695,14 +775,20 @@ def _phase_summary(phases: dict[str, float]) -> str:
 
 
 def verify_file(material: str, directory: Path | str, threads: int = 1,
-                examples: list[tuple] | None = None) -> dict[str, int]:
+                examples: list[tuple] | None = None,
+                rules: str | None = None) -> dict[str, int]:
     """Re-derive every stored value of ``material``'s file from its successors.
 
-    Returns the mismatch count per metric (all zero for a sound table).  ``examples``, if
+    Returns the mismatch count per metric (all zero for a sound table), and under "rule
+    rounds" how many drawn positions the repetition rules of the table's rule set would
+    still decide (its perpetual-check and, under ``rules`` "chinese", perpetual-attack
+    rounds run afresh on the stored values: 0 when the values obey them).  ``examples``, if
     given, receives the first mismatches of each metric as (metric, side to move, index,
     stored code, expected code)."""
     material_obj = Material.parse(material).canonical()
     directory = Path(directory)
+    if rules is not None and two_sided(material_obj):
+        directory = rules_directory(directory, rules)
     path = table_path(directory, str(material_obj))
     if not path.exists():
         raise FileNotFoundError(f"missing table {path}")
@@ -713,10 +799,12 @@ def verify_file(material: str, directory: Path | str, threads: int = 1,
     table = TableFile(path)
     try:
         table.check_data_checksum()
-        rules = RuleBitmaps(*(_u16_to_bitmap(table.load_array(n), table.header.size)
-                              for n in RULE_ARRAYS))
+        bitmaps = RuleBitmaps(*(_u16_to_bitmap(table.load_array(n), table.header.size)
+                                for n in RULE_ARRAYS))
         stored_chase = [_u16_to_bitmap(table.load_array(n), table.header.size)
                         for n in CHASE_ARRAYS]
+        attacks = AttackRules.RULES_CHINESE \
+            if table.header.rules.get("rule_set_name") == "chinese" else AttackRules.RULES_CHECK
         arrays = {f"{m}/{s}": table.load_codes(m, i) for m in METRICS
                   for i, s in enumerate(("red", "black"))}
     finally:
@@ -725,7 +813,8 @@ def verify_file(material: str, directory: Path | str, threads: int = 1,
     loaded = _load_sub_tables(material_obj, directory)
     metrics = [(arrays[f"{m}/red"], arrays[f"{m}/black"], _sub_specs(material_obj, loaded, m),
                 *METRIC_RULES[m]) for m in METRICS]
-    bad, first = recheck_all(indexer, metrics, threads=threads, max_report=5, rules=rules)
+    bad, first = recheck_all(indexer, metrics, threads=threads, max_report=5,
+                             rules=(*bitmaps, attacks))
     result = {}
     for number, metric in enumerate(METRICS):
         result[metric] = bad[number]
@@ -734,10 +823,28 @@ def verify_file(material: str, directory: Path | str, threads: int = 1,
                             if mismatch[0] == number)
         if metric == "dtm":
             chase, _ = chase_marks(material_obj, indexer, arrays["dtm/red"], arrays["dtm/black"],
-                                   metrics[0][2], threads)
+                                   metrics[0][2], threads) \
+                if attacks == AttackRules.RULES_CHECK else (_zeroed_chase(indexer.size), 0)
             result["chase marks"] = sum(bin(a ^ b).count("1") for stored, fresh in
                                         zip(stored_chase, chase) for a, b in zip(stored, fresh))
+    result["rule rounds"] = _rule_rounds_left(material_obj, indexer, arrays["dtm/red"],
+                                              arrays["dtm/black"], metrics[0][2], threads, attacks)
     return result
+
+
+def _rule_rounds_left(material: Material, indexer: Indexer, red: array.array | memoryview,
+                      black: array.array | memoryview, subs: list[SubTableSpec], threads: int,
+                      attacks: int) -> int:
+    """The drawn positions the rule rounds would still decide on finished DTM values, found
+    with fresh bitmaps (not the stored sets): the build's last round found none."""
+    if not material.has_attackers():
+        return 0
+    fresh = _zeroed_rules(indexer.size)
+    found = perpetual_check_sets(indexer, red, black, subs, *fresh, threads=threads)
+    if attacks != AttackRules.RULES_CHECK:
+        found += perpetual_check_sets(indexer, red, black, subs, *fresh, threads=threads,
+                                      attacks=attacks)
+    return found
 
 
 def default_threads() -> int:

@@ -23,6 +23,7 @@ from .build import (
     checkpoint_path,
     default_threads,
     indexer_for,
+    rules_directory,
     table_problem,
     verify_file,
 )
@@ -31,7 +32,7 @@ from .material import Material, MaterialError
 from .paths import default_directory
 from .probe import MissingTableError, TableValue, describe, open_tablebase
 from .stats import format_histogram, side_name, table_stats
-from .values import code_words
+from .values import RULE_SET_RULES, code_words
 
 
 class _Progress:
@@ -76,12 +77,16 @@ def cmd_build(args: argparse.Namespace) -> int:
     try:
         for name in args.material:
             Material.parse(name)
+        if (args.cluster is not None or args.workers is not None) and args.rules is not None:
+            return fail(args, "--rules cannot be combined with --cluster or --workers yet: "
+                              "build the tables of a rule set in one process", status=2)
         if args.cluster is not None or args.workers is not None:
             summary = _build_on_cluster(args, log, progress.tty)
         else:
             summary = build(args.material, args.tables, threads=args.threads or default_threads(),
-                            rebuild=args.rebuild, log=log, progress=progress, verify=args.verify)
-    except (MaterialError, BuildError, CorruptTableError, OSError) as error:
+                            rebuild=args.rebuild, log=log, progress=progress, verify=args.verify,
+                            rules=args.rules)
+    except (MaterialError, BuildError, CorruptTableError, OSError, ValueError) as error:
         progress.done()
         return fail(args, str(error))
     except KeyboardInterrupt:
@@ -134,7 +139,8 @@ def _report_built(args: argparse.Namespace, summary: dict) -> int:
     tables = []
     for name in args.material:
         canonical = str(Material.parse(name).canonical())
-        path = table_path(args.tables, canonical)
+        path = summary[canonical]["path"] if canonical in summary else \
+            table_path(_rules_tables(args), canonical)
         state = "built" if canonical in summary else "already present"
         if canonical in summary and not summary[canonical]["verified"]:
             state = "built (not re-checked)"
@@ -175,7 +181,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
     board = read_board(args.fen, args)
     if board is None:
         return 1
-    with open_tablebase(args.tables) as tablebase:
+    with open_tablebase(_rules_tables(args)) as tablebase:
         try:
             value = tablebase.probe(board)
             ranked = tablebase.ranked_moves(board)
@@ -212,8 +218,8 @@ def _writer(notation: str):
 def cmd_stats(args: argparse.Namespace) -> int:
     try:
         material = Material.parse(args.material).canonical()
-        stats = table_stats(str(material), args.tables)
-        table = TableFile(table_path(args.tables, str(material)))
+        stats = table_stats(str(material), _rules_tables(args))
+        table = TableFile(table_path(_rules_tables(args), str(material)))
         table.close()
     except (MaterialError, CorruptTableError) as error:
         return fail(args, str(error))
@@ -221,7 +227,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
         return fail(args, f"no table for {args.material} in {args.tables}")
     lines: dict[int, dict[str, list[str]]] = {}
     if args.line:
-        with open_tablebase(args.tables) as tablebase:
+        with open_tablebase(_rules_tables(args)) as tablebase:
             for side, s in stats.items():
                 lines[side] = {}
                 if s.longest_win_fen:
@@ -270,7 +276,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     examples: list[tuple] = []
     try:
         result = verify_file(args.material, args.tables, threads=args.threads,
-                             examples=examples)
+                             examples=examples, rules=args.rules)
     except (MaterialError, CorruptTableError, FileNotFoundError) as error:
         return fail(args, str(error))
     ok = not any(result.values())
@@ -339,6 +345,11 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 1 if damaged else 0
 
 
+def _rules_tables(args: argparse.Namespace) -> Path:
+    """The directory the tables of ``--rules`` are read from (the tables' own without it)."""
+    return args.tables if args.rules is None else rules_directory(args.tables, args.rules)
+
+
 def table_directory(text: str) -> Path:
     """An argparse type: a table directory (it need not exist yet; a file is refused)."""
     path = Path(text)
@@ -373,8 +384,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     def common(parser: argparse.ArgumentParser, handler) -> argparse.ArgumentParser:
         add_tables_option(parser, default_directory())
         add_json_option(parser)
-        parser.set_defaults(handler=handler)
+        parser.set_defaults(handler=handler, rules=None)
         return parser
+
+    def rules_option(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--rules", choices=sorted(RULE_SET_RULES), default=None,
+                            help="the two-sided tables that apply this rule set's chase rule "
+                                 "too (in DIR/RULES; default: the tables that apply perpetual "
+                                 "check only and mark the draws the chase rule could change)")
 
     build_ = common(commands.add_parser("build", help="build tables (and their sub-tables)"),
                     cmd_build)
@@ -383,6 +400,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="threads of each table's build (default: every core here; with "
                              "--workers N the cores over N; with --cluster 1)")
     build_.add_argument("--rebuild", action="store_true", help="rebuild even if the file exists")
+    rules_option(build_)
     where = build_.add_mutually_exclusive_group()
     where.add_argument("--cluster", metavar="ADDRESS", default=None,
                        help="build on the Dask cluster of this scheduler (e.g. "
@@ -398,11 +416,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     probe = common(commands.add_parser("probe", help="value of a position and of every move"),
                    cmd_probe)
     probe.add_argument("fen", metavar="FEN")
+    rules_option(probe)
     add_notation_option(probe)
 
     stats = common(commands.add_parser("stats", help="counts, histograms and the longest win"),
                    cmd_stats)
     stats.add_argument("material", metavar="MATERIAL")
+    rules_option(stats)
     stats.add_argument("--line", action="store_true",
                        help="print the main lines of the longest win and the longest conversion")
 
@@ -410,6 +430,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "verify", help="re-derive every value from its successors (exit status 1: mismatches)"),
         cmd_verify)
     verify.add_argument("material", metavar="MATERIAL")
+    rules_option(verify)
     verify.add_argument("--threads", type=whole_number(1, 1024), default=default_threads())
 
     list_ = common(commands.add_parser(

@@ -21,6 +21,7 @@ from xiangqi import Board, Move
 from xiangqi.pieces import COLOR_NAMES
 from xiangqi.rules import NATURAL_LIMIT_PLIES
 
+from ._chase import Attack, attack_of
 from .format import SIDES, SUFFIX, TableFile, TableHeader, table_path
 from .material import Material, indexer_for
 from .values import ILLEGAL, decode
@@ -50,6 +51,9 @@ class TableValue:
     dtc60: int | None = None   # plies to a conversion that keeps the win within the limit
     must_stop_checking: bool = False   # lost because the only drawing moves are perpetual checks
     chase_sensitive: bool = False      # a draw the chase rule (长捉) could change (values.RULES)
+    rule_set: str | None = None        # the rule set whose table answered ("chinese"), None:
+                                       # perpetual check only (or a one-sided table, the same
+                                       # under every rule set)
 
     @property
     def theoretical_wdl(self) -> int:
@@ -71,7 +75,7 @@ def describe(value: TableValue, side_to_move: int) -> str:
         if value.chase_sensitive:
             return ("Draw (the chase rule, 长捉, could change this: "
                     "a side may hold it only by attacking)")
-        return "Draw"
+        return "Draw" + _under(value)
     winner = side_to_move if value.wdl > 0 else side_to_move ^ 1
     plies = _decided(value.dtm)
     if plies == 0:
@@ -83,8 +87,15 @@ def describe(value: TableValue, side_to_move: int) -> str:
         text += "; a draw under the 60-move rule"
     if value.must_stop_checking:
         text += (f" ({COLOR_NAMES[side_to_move]} can hold only by perpetual check, 长将, "
-                 "which loses)")
-    return text
+                 "which loses)" if value.rule_set is None else
+                 f" ({COLOR_NAMES[side_to_move]} can hold only by perpetual attack, 长将 or "
+                 "长捉, which loses)")
+    return text + _under(value)
+
+
+def _under(value: TableValue) -> str:
+    """Which rule set's table answered, when it is not the default's."""
+    return "" if value.rule_set is None else f" [{value.rule_set} rules]"
 
 
 class _Table:
@@ -163,10 +174,12 @@ class Tablebase:
             wdl //= 2       # cursed win / blessed loss
         by_rule = table.file.bit(f"rules/checker_{SIDES[side]}", index)
         chase = wdl == 0 and table.file.bit(f"rules/chase_{SIDES[side]}", index)
-        return TableValue(wdl, dtm_plies, dtc_plies, dtc60_plies, by_rule, chase)
+        return TableValue(wdl, dtm_plies, dtc_plies, dtc60_plies, by_rule, chase,
+                          table.header.rules.get("rule_set_name"))
 
     def forbidden_moves(self, board: Board) -> list[Move]:
-        """The legal moves that the perpetual-check rule (长将) takes from the side to move.
+        """The legal moves that the perpetual-check rule (长将) takes from the side to move
+        (under the Chinese rules' tables, the perpetual-attack rule: checks and chases).
 
         Where a side can keep the draw only by checking on every move, the tables make it
         stop: its quiet checks into the positions those checks lead to (the rule's victim
@@ -176,13 +189,16 @@ class Tablebase:
         table, side, index = self._locate(board)
         if not table.file.bit(f"rules/checker_{SIDES[side]}", index):
             return []
+        chases = table.header.rules.get("rule_set_name") == "chinese"
         forbidden = []
         for move in board.legal_moves:
             if board.is_capture(move):
                 continue
+            chase = chases and bool(attack_of(board, move.from_square, move.to_square)
+                                    & Attack.ATTACK_CHASE)
             board.push_unchecked(move)
             try:
-                if board.is_check():
+                if chase or board.is_check():
                     _, after_side, after_index = self._locate(board)
                     if table.file.bit(f"rules/victim_{SIDES[after_side]}", after_index):
                         forbidden.append(move)

@@ -31,6 +31,46 @@ RULES = {
 }
 
 
+# The rule sets a two-sided table can be built under (``tb build --rules``), with what its
+# header says; a table built without one applies RULES above.  One-sided tables (one side
+# without attacking pieces) are shared by every rule set: their values apply RULES.
+RULE_SET_RULES = {
+    "chinese": {
+        **RULES,
+        "rule_set_name": "chinese",
+        "rule_set": "中国象棋竞赛规则 棋例 (Chinese rules), for two-sided tables",
+        "perpetual_chase": "applied (长捉, 一将一捉 and the other mixtures of checks and chases): "
+                           "a side that can keep the draw only by checking or chasing on every "
+                           "move, against idle answers, loses; a chase is a new threat to win "
+                           "an unprotected piece (or a rook by a horse or cannon), at once or "
+                           "after one check, by a piece other than a king or a pawn (a pawn's "
+                           "chases count only against an attacker: 27.2); both sides attacking "
+                           "on every move is a draw",
+        "mate_threat": "not applied (长杀 is not looked for: a move the judge calls 杀 counts "
+                       "as a chase if it threatens material, else as idle)",
+        "history": "a value is that of the position as the start of a game: a draw is lost "
+                   "only where the attacker cannot leave the attacks and the defender can "
+                   "always answer idly, whichever side began the cycle; moves played before "
+                   "the position (a cycle under way) are the judge's to rule on",
+    },
+}
+
+
+def rules_for(rule_set: str | None) -> dict:
+    """The header's ``rules`` of a table built under ``rule_set`` (None: RULES).
+
+    >>> rules_for("chinese")["rule_set_name"], rules_for(None) is RULES
+    ('chinese', True)
+    """
+    if rule_set is None:
+        return RULES
+    if rule_set not in RULE_SET_RULES:
+        raise ValueError(f"tables cannot be built under the {rule_set!r} rule set yet: use "
+                         f"{', '.join(RULE_SET_RULES)} (the Asian rules' chase of one piece on "
+                         "every move needs the victim followed through the cycle)")
+    return RULE_SET_RULES[rule_set]
+
+
 def code_words(code: int) -> str:
     """A stored or expected code in words, for reports.
 

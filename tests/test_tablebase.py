@@ -200,7 +200,7 @@ def test_a_board_decoded_group_by_group_is_the_board_decoded_in_full():
 @pytest.mark.parametrize("material", SMALL)
 def test_every_built_table_verifies(table_dir, material):
     assert verify_file(material, table_dir, threads=2) == {"dtm": 0, "chase marks": 0, "dtc": 0,
-                                                           "dtc60": 0}
+                                                           "dtc60": 0, "rule rounds": 0}
 
 
 def test_known_verdicts(table_dir):
@@ -760,7 +760,8 @@ def test_an_interrupted_build_resumes_from_its_finished_metrics(tmp_path, monkey
         assert ours.load_array(name) == theirs.load_array(name), name
     assert ours.header.counts == theirs.header.counts
     ours.close(), theirs.close()
-    assert verify_file("KRKN", resumed) == {"dtm": 0, "chase marks": 0, "dtc": 0, "dtc60": 0}
+    assert verify_file("KRKN", resumed) == {"dtm": 0, "chase marks": 0, "dtc": 0, "dtc60": 0,
+                                           "rule rounds": 0}
 
 
 @pytest.mark.slow
@@ -809,7 +810,8 @@ def test_a_verified_build_re_checks_a_checkpoint_of_an_unverified_build(tmp_path
         assert "unverified" not in read_header(table_path(tmp_path, name)).extra, name
     assert any(line.startswith("KRK: ") and "built without the re-check" in line
                for line in lines)
-    assert verify_file("KRKN", tmp_path) == {"dtm": 0, "chase marks": 0, "dtc": 0, "dtc60": 0}
+    assert verify_file("KRKN", tmp_path) == {"dtm": 0, "chase marks": 0, "dtc": 0, "dtc60": 0,
+                                           "rule rounds": 0}
 
 
 def test_recheck_reports_each_altered_code(table_dir):

@@ -76,7 +76,7 @@ def test_stats_of_a_missing_table(tables, capsys):
 def test_verify_passes_and_finds_a_damaged_sub_table(tables, tmp_path, capsys):
     status, out, _ = run(capsys, "tb", "verify", "KNKA", "--dir", str(tables), "--threads", "1")
     assert status == 0 and out.split() == ["dtm:", "OK", "chase", "marks:", "OK",
-                                           "dtc:", "OK", "dtc60:", "OK"]
+                                           "dtc:", "OK", "dtc60:", "OK", "rule", "rounds:", "OK"]
     # KNKA verified against a KNK that claims nothing is won: the re-check must object.
     for material in Material.parse("KNKA").build_order():
         shutil.copy(table_path(tables, str(material)), tmp_path)
@@ -126,4 +126,4 @@ def test_build_without_the_recheck_gives_the_same_values_and_says_so(tables, tmp
         fast.close(), checked.close()
     status, out, err = run(capsys, "tb", "verify", "KRKAA", "--dir", str(tmp_path))
     assert status == 0 and out.split() == ["dtm:", "OK", "chase", "marks:", "OK", "dtc:", "OK",
-                                           "dtc60:", "OK"]
+                                           "dtc60:", "OK", "rule", "rounds:", "OK"]
