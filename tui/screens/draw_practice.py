@@ -87,18 +87,8 @@ class DrawPracticeScreen(PracticeBase):
     ]
 
     def __init__(self, entry_or_board: Entry | Board) -> None:
-        super().__init__()
-        if isinstance(entry_or_board, Entry):
-            self.entry: Entry | None = entry_or_board
-            self.start = Board(entry_or_board.fen)
-            self.heading = entry_or_board.title
-        else:
-            self.entry = None
-            self.start = entry_or_board.copy(stack=False)
-            self.heading = "The position from analyse mode"
+        super().__init__(entry_or_board)
         self.practice: DrawPractice | None = None
-        self.wrong_tries = 0
-        self.hints = 0
         self._tablebase: Tablebase | None = None
 
     def on_mount(self) -> None:

@@ -111,8 +111,6 @@ class PracticeBase(Screen):
     thinking: reactive[bool] = reactive(False)
     """True while a solver call runs in the worker; the board takes no moves meanwhile."""
 
-    start: Board
-    heading: str
     # Each screen's own: judge a move in the worker (returning what to show), whether the
     # board takes a move now, and bringing the widgets up to the session's position.
     _judge: Callable[[Board, Move], Callable[[], None]]
@@ -120,8 +118,19 @@ class PracticeBase(Screen):
     _show: Callable[[], None]
     _find_hint: Callable[[], Callable[[], None]]
 
-    def __init__(self) -> None:
+    def __init__(self, entry_or_board: Entry | Board) -> None:
+        """``entry_or_board``: a catalogue entry, or a position from analyse mode."""
         super().__init__()
+        if isinstance(entry_or_board, Entry):
+            self.entry: Entry | None = entry_or_board
+            self.start = Board(entry_or_board.fen)
+            self.heading = entry_or_board.title
+        else:
+            self.entry = None
+            self.start = entry_or_board.copy(stack=False)
+            self.heading = "The position from analyse mode"
+        self.wrong_tries = 0
+        self.hints = 0                        # hint steps shown
         self.refuting = False                 # a wrong try and its refutation are shown
         self._cancel = threading.Event()      # set when the screen goes: stops the search
 
@@ -282,21 +291,13 @@ class PracticeScreen(PracticeBase):
         """``entry_or_board``: a catalogue entry or a position with the attacker to move.
         ``mode``: "checks" or "any"; by default an entry's stipulation decides, and a
         position is tried with continuous checks first, then with any moves."""
-        super().__init__()
+        super().__init__(entry_or_board)
         if isinstance(entry_or_board, Entry):
-            self.entry: Entry | None = entry_or_board
-            self.start = Board(entry_or_board.fen)
             self.modes = [mode or ("checks" if entry_or_board.stipulation == "checks"
                                    else "any")]
-            self.heading = entry_or_board.title
         else:
-            self.entry = None
-            self.start = entry_or_board.copy(stack=False)
             self.modes = [mode] if mode else ["checks", "any"]
-            self.heading = "The position from analyse mode"
         self.practice: Practice | None = None
-        self.wrong_tries = 0
-        self.hints = 0                        # hint steps shown (the piece, the move)
         self.solution_seen = False            # "s" was pressed: the solution counts as seen
         self._hint: tuple[str, Move, int] | None = None   # FEN, the hint's move, its step
         self._solve_recorded = False          # this attempt's mate is in the progress table
