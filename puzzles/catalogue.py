@@ -15,7 +15,10 @@ it.  Tables:
   the end of its drawing line and its traps (JSON), from ``data/draw_analyses.tsv``;
 * ``search`` -- a full-text index (FTS5) over names, aliases, descriptions and titles; Chinese
   text is indexed character by character, so any run of characters can be searched;
-* ``meta`` -- schema version, build time, solver version;
+* ``meta`` -- schema version, build time, solver version, and the digest of the source files
+  it was compiled from: the user's catalogue is rebuilt (progress kept) when it is opened
+  after the shipped data changed, so an update's new verdicts and lines are never hidden
+  behind an old build;
 * ``progress`` -- the user's practice of each entry (sessions, mates, clean mates, wrong
   tries, hints, solutions shown): :func:`pattern_progress` says which kill patterns are
   mastered and :func:`next_puzzle` picks from the others first.  It is created when a
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 import csv
 import datetime as _dt
+import hashlib
 import json
 import os
 import re
@@ -343,6 +347,7 @@ def build(path: Path | str | None = None, data_dir: Path = DATA_DIR, verify: boo
                 {"key": "schema_version", "value": str(SCHEMA_VERSION)},
                 {"key": "built_at", "value": now},
                 {"key": "solver_version", "value": SOLVER_VERSION},
+                {"key": "source_digest", "value": source_digest(data_dir)},
             ])
             db.table("patterns").insert_all({
                 "id": p["id"], "name_zh": p["name_zh"], "name_en": p["name_en"],
@@ -375,6 +380,18 @@ def build(path: Path | str | None = None, data_dir: Path = DATA_DIR, verify: boo
     report.compositions = len(compositions)
     report.verified = len(example_rows) if verify else 0
     return report
+
+
+def source_digest(data_dir: Path = DATA_DIR) -> str:
+    """SHA-256 of the source files (names and contents) a catalogue is compiled from.
+
+    >>> len(source_digest())
+    64
+    """
+    digest = hashlib.sha256()
+    for file in sorted(p for p in data_dir.iterdir() if p.is_file()):
+        digest.update(file.name.encode() + b"\0" + file.read_bytes() + b"\0")
+    return digest.hexdigest()
 
 
 def _carry_progress(db: sqlite_utils.Database, old: Path) -> None:
@@ -443,12 +460,16 @@ def _index_search(db: sqlite_utils.Database) -> None:
 
 def open_catalogue(path: Path | str | None = None,
                    build_if_missing: bool = True) -> sqlite_utils.Database:
-    """The catalogue database; built from the source files first if it does not exist."""
+    """The catalogue database; built from the source files first if it does not exist, and
+    the user's (:func:`puzzles.paths.default_database`) rebuilt, progress kept, when it was
+    built from other source files than the shipped ones."""
     path = Path(path) if path is not None else default_database()
     if not path.exists():
         if not build_if_missing:
             raise CatalogueError(f"no catalogue at {path} (run: xqstudio catalogue build)")
         build(path)
+    elif path == default_database() and _built_from_other_data(path):
+        build(path)                     # the user's catalogue, from older data: progress kept
     db = sqlite_utils.Database(path)
     version = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
     if version is None or int(version[0]) != SCHEMA_VERSION:
@@ -459,6 +480,22 @@ def open_catalogue(path: Path | str | None = None,
     except sqlite3.OperationalError as error:
         raise database_error(db, error) from None
     return db
+
+
+def _built_from_other_data(path: Path) -> bool:
+    """Whether the catalogue at ``path`` was compiled from source files other than the shipped
+    ones (an older build has no digest).  A file that is not a readable catalogue is left to
+    the checks of :func:`open_catalogue`, which name what is wrong."""
+    try:
+        connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            row = connection.execute(
+                "SELECT value FROM meta WHERE key = 'source_digest'").fetchone()
+        finally:
+            connection.close()
+    except sqlite3.Error:
+        return False
+    return row is None or row[0] != source_digest()
 
 
 def search(db: sqlite_utils.Database, query: str, limit: int = 50) -> list[dict]:

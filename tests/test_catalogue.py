@@ -524,3 +524,34 @@ def test_progress_masters_patterns_and_picks_unmastered_ones_first(tmp_path):
     db = open_catalogue(path)
     assert pattern_progress(db)[pattern].mastered
     db.close()
+
+
+def test_the_users_catalogue_built_from_older_data_is_rebuilt_with_its_progress(data_dir):
+    from puzzles.catalogue import entry_progress, next_puzzle, record_progress
+    from puzzles.paths import default_database
+    assert not default_database().exists()      # the test's own (conftest)
+    db = open_catalogue()               # built from the shipped data
+    entry = next_puzzle(db)
+    assert entry is not None
+    record_progress(db, entry, attempt=True, solved=True, clean=True)
+    # As an update leaves it: a verdict of the old data, and the old data's digest.
+    db.execute("UPDATE compositions SET verdict = 'stale' WHERE number = 228")
+    db.execute("UPDATE meta SET value = 'older data' WHERE key = 'source_digest'")
+    db.conn.commit()
+    db.close()
+    db = open_catalogue()
+    assert db.execute("SELECT count(*) FROM compositions WHERE verdict = 'stale'").fetchone() \
+        == (0,)
+    assert entry_progress(db)[(entry.kind, entry.id)] == (1, 1)
+    db.close()
+    # Another path is the caller's own build (perhaps of other data): left as it is.
+    other = data_dir.parent / "other.sqlite"
+    build(other, data_dir)
+    db = open_catalogue(other)
+    db.execute("UPDATE meta SET value = 'older data' WHERE key = 'source_digest'")
+    db.conn.commit()
+    db.close()
+    db = open_catalogue(other)
+    assert db.execute("SELECT value FROM meta WHERE key = 'source_digest'").fetchone() == (
+        "older data",)
+    db.close()
