@@ -3,20 +3,23 @@
     python benchmarks/solve_collection.py [--any-seconds 60] [--jobs 2] [--numbers 1-40,316]
     python benchmarks/solve_collection.py --any-seconds 0 --any-nodes 1000000 --jobs 2
     python benchmarks/solve_collection.py --tables DIR ...    # tablebases answer the leaves
+    python benchmarks/solve_collection.py --tables DIR --build-tables 15 ...  # build some first
     python benchmarks/solve_collection.py --cluster tcp://HOST:8786 ...   # on a Dask cluster
     python benchmarks/solve_collection.py --workers 2 ...     # on a Dask LocalCluster here
 
 Each position is first solved as a continuous-check problem (every Red move checks, up to
-``--checks-moves`` moves, ``--checks-seconds`` each); if that proves no such mate, quiet
-moves are allowed (λ-search, then full width) up to ``--any-moves`` moves within
-``--any-seconds``; with ``--tables DIR`` the tables there answer every leaf whose material
-they cover (the figures then say how many leaves they answered).  Compositions whose titles
-say 和 are draw studies: they get the draw stipulation and are not searched here (their
-analysis is a separate task).  Each search runs on one thread; ``--jobs`` runs that many
-problems at once; ``--cluster ADDRESS`` (a ``dask scheduler``) or ``--workers N`` (a LocalCluster
-here) makes each problem a Dask task instead (``puzzles.cluster``; the extra
-``xqstudio[cluster]``), the verdicts collected by this process and the file written once at
-the end, as without a cluster.
+``--checks-moves`` moves, ``--checks-seconds`` each); if that proves no such mate, quiet moves
+are allowed (λ-search, then full width) up to ``--any-moves`` moves within ``--any-seconds``;
+with ``--tables DIR`` the tables there answer every leaf whose material they cover (the figures
+then say how many leaves they answered); ``--build-tables MINUTES`` first builds there the
+table of every composition's material (with its sub-tables) whose build is estimated at MINUTES
+or less on two threads, so that the table set behind the verdicts is named by the command, not
+by what a machine happened to have built. Compositions whose titles say 和 are draw studies:
+they get the draw stipulation and are not searched here (their analysis is a separate task).
+Each search runs on one thread; ``--jobs`` runs that many problems at once; ``--cluster
+ADDRESS`` (a ``dask scheduler``) or ``--workers N`` (a LocalCluster here) makes each problem a
+Dask task instead (``puzzles.cluster``; the extra ``xqstudio[cluster]``), the verdicts
+collected by this process and the file written once at the end, as without a cluster.
 
 Writes puzzles/data/shiqingyaqu551_verdicts.tsv (number, stipulation, verdict, moves,
 order, main_line) unless ``--no-write`` or ``--numbers`` is given: verdict "mate" (shortest
@@ -45,6 +48,8 @@ from xiangqi import Board, Move
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "puzzles" / "data" / "shiqingyaqu551.fen"
 TARGET = ROOT / "puzzles" / "data" / "shiqingyaqu551_verdicts.tsv"
+# More pieces than this never fit a table here (and their index would not fit 64 bits).
+MAX_TABLE_PIECES = 9
 COLUMNS = ["number", "stipulation", "verdict", "moves", "order", "main_line"]
 
 
@@ -59,6 +64,31 @@ def problems() -> list[tuple[int, str, str]]:
 def is_draw_study(title: str) -> bool:
     """The title names the result: 《适情雅趣》's endgame studies say 和 (e.g. 马双兵和双卒双士)."""
     return "和" in title
+
+
+def cheap_tables(every: list[tuple[int, str, str]], minutes: float) -> list[str]:
+    """The materials of the compositions (not the draw studies) whose tables build within
+    ``minutes`` on two threads by the builder's estimate (sub-tables not counted), smallest
+    first.
+
+    >>> cheap_tables([(1, "3k5/9/9/9/9/9/9/9/4R4/4K4 w", "单车"),
+    ...               (2, "3k5/9/9/9/9/9/9/9/4R4/4K4 w", "单车和")], 1.0)
+    ['KRK']
+    """
+    from tablebases.build import estimated_seconds
+    from tablebases.material import Material, indexer_for
+
+    sizes: dict[str, int] = {}
+    for _number, fen, title in every:
+        if is_draw_study(title):
+            continue
+        material = Material.from_board(Board(fen)).canonical()
+        if material.piece_count() > MAX_TABLE_PIECES or str(material) in sizes:
+            continue
+        size = indexer_for(material).size
+        if estimated_seconds(size, 2) <= minutes * 60:
+            sizes[str(material)] = size
+    return sorted(sizes, key=lambda name: (sizes[name], name))
 
 
 def verdict_of(task: tuple) -> dict:
@@ -198,14 +228,27 @@ def main() -> None:
     parser.add_argument("--tables", default=None, metavar="DIR",
                         help="tablebase directory whose tables answer the leaves (default: none, "
                              "so the verdicts do not depend on what a machine has built)")
+    parser.add_argument("--build-tables", type=float, default=None, metavar="MINUTES",
+                        help="first build into --tables every composition's table estimated "
+                             "to build within MINUTES on two threads (with its sub-tables)")
     args = parser.parse_args()
+    if args.build_tables is not None and args.build_tables < 0:
+        parser.error(f"--build-tables: minutes must be at least 0, not {args.build_tables}")
     if args.tables and not Path(args.tables).is_dir():
         parser.error(f"--tables: {args.tables} is not a directory")
     if args.tables:
         args.tables = str(Path(args.tables).resolve())     # the same path on every worker
     if args.cluster and args.workers:
         parser.error("--cluster and --workers: one or the other")
+    if args.build_tables is not None and not args.tables:
+        parser.error("--build-tables needs --tables DIR (where to build them)")
     every = problems()
+    if args.build_tables is not None:
+        from tablebases.build import build
+
+        wanted = cheap_tables(every, args.build_tables)
+        print(f"tables built or present first ({len(wanted)}): {' '.join(wanted)}", flush=True)
+        build(wanted, args.tables, threads=2, log=lambda line: print(line, flush=True))
     chosen = set(composition_numbers(args.numbers) if args.numbers
                  else range(1, len(every) + 1))
     tasks = [(number, fen, title, args) for number, fen, title in every if number in chosen]

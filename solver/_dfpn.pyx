@@ -57,7 +57,7 @@ from posix.time cimport clock_gettime, timespec, CLOCK_REALTIME
 from xiangqi._core cimport (BaseBoard, BoardState, bs_init, bs_free, bs_copy, bs_make, bs_unmake,
                             bs_make_null, bs_unmake_null, bs_has_legal_move, bs_has_legal_move_in,
                             bs_legal_moves, bs_king_attacked, bs_repetitions, sq90_of,
-                            sq256_of, bs_may_give_check, bs_gives_check,
+                            sq256_of, bs_may_give_check, bs_gives_check, bs_key_after,
                             xq_move_from, xq_move_to, EMPTY, MAX_MOVES)
 from tablebases._builder cimport ILLEGAL
 
@@ -715,6 +715,7 @@ cdef class Search:
         cdef long long start_nodes = self.nodes, before
         cdef bint tainted
         cdef uint64_t salt = GATE_SALT if gated else 0
+        cdef Entry* slots
         self.nodes += 1
         # (Whether the move that led here gave check is known: the parent noted it for this
         # child before descending, and a pass or the root had it noted before.)
@@ -771,6 +772,12 @@ cdef class Search:
                        1, 0)
             return
         child_remaining = remaining - 1 if or_node else remaining
+        # Every child's table bucket is read below, one after another: asking for them all
+        # first lets the memory fetch them in parallel (the lookups were a third of the time).
+        for i in range(n):
+            slots = self.bucket(bs_key_after(&self.state, moves[i]))
+            xq_prefetch(slots)
+            xq_prefetch(<char*> slots + 64)
         for i in range(n):
             bs_make(&self.state, moves[i])
             self.evaluate_new(not or_node, child_remaining, order, i >= ungated, &cpn[i],

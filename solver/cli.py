@@ -28,6 +28,7 @@ from .search import (
     Limits,
     Solver,
     SolverError,
+    default_bound,
     order_name,
 )
 from .types import DEFAULT_DRAW_BOUND, STIPULATIONS, DrawVerdict, Mode, Stipulation, Verdict
@@ -120,7 +121,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         with _interruptible(progress, tablebase):
             solver = Solver(board, mode, _limits(args), tablebase, progress)
             progress.solver = solver
-            result = solver.run(args.max_moves or DEFAULT_MAX_MOVES[mode])
+            result = solver.run(args.max_moves or default_bound(board, mode, tablebase))
     except SolverError as error:
         return fail(args, str(error))
     # Ctrl-C: what is known is printed, and the status says interrupted (130).
@@ -136,10 +137,11 @@ def cmd_solve(args: argparse.Namespace) -> int:
             "main_line": [m.iccs() for m in result.main_line], "main_line_text": line,
             "nodes": result.nodes, "seconds": round(result.seconds, 3),
             "tb_leaves": result.tb_leaves, "threat_tests": result.threat_tests,
-            "interrupted": progress.cancelled,
+            "table_moves": result.table_moves, "interrupted": progress.cancelled,
         })
         return status
     how = "every move a check" if result.mode == Mode.CHECKS else (
+        "quiet moves allowed, from the tablebase" if result.table_moves else
         f"quiet moves allowed, found at {order_name(result.order)}")
     if result.verdict == Verdict.MATE and not result.exact:
         reason = "interrupted" if progress.cancelled else "a search limit was reached"
@@ -152,6 +154,9 @@ def cmd_solve(args: argparse.Namespace) -> int:
     elif result.verdict == Verdict.NO_MATE:
         kind = "continuous-check " if result.mode == Mode.CHECKS else ""
         print(f"No {kind}mate within {result.max_moves} moves")
+        if result.table_moves:
+            print(f"The tablebase gives mate in {result.table_moves}: run with --max-moves "
+                  f"{result.table_moves}")
     else:
         reason = "interrupted" if progress.cancelled else "a search limit was reached"
         print(f"Unknown: {reason} before the search finished")
@@ -435,7 +440,8 @@ def _solve_arguments(solve_: argparse.ArgumentParser) -> None:
     solve_.add_argument("--max-moves", type=_at_most(MAX_MOVES_BOUND), default=None,
                         help="bound on the attacker's moves (default "
                              f"{DEFAULT_MAX_MOVES[Mode.CHECKS]} with --checks, else "
-                             f"{DEFAULT_MAX_MOVES[Mode.ANY]})")
+                             f"{DEFAULT_MAX_MOVES[Mode.ANY]}, or the mate of the position's "
+                             "table if longer)")
     solve_.add_argument("--draw", action="store_true",
                         help="a draw study (红先和): tables, bounded proofs for both sides, "
                              "traps and the drawing line (--max-moves: the bound)")

@@ -34,6 +34,25 @@ def order_name(order: int | None) -> str:
     return "full width" if order is None or order == FULL else f"order {order}"
 
 
+def table_mate_moves(board: Board, mode: str, tablebase) -> int | None:
+    """In "any" mode, the attacker moves of the mate that ``board``'s table gives (its DTM),
+    or None: no table covers it, or it gives the side to move no win.  (In "checks" mode a
+    table's mate need not check on every move.)"""
+    get_dtm = getattr(tablebase, "get_dtm", None)
+    if mode != Mode.ANY or get_dtm is None:
+        return None
+    plies = get_dtm(board, None)
+    return (plies + 1) // 2 if plies is not None and plies > 0 else None
+
+
+def default_bound(board: Board, mode: str, tablebase=None) -> int:
+    """The bound of a search for which none is asked: :data:`DEFAULT_MAX_MOVES`, or the mate
+    of ``board``'s table if longer (the table answers without a search, so a smaller bound
+    would only hide its answer: K R vs K A A B B, a mate in 23, came out "no mate within
+    20")."""
+    return max(DEFAULT_MAX_MOVES[mode], table_mate_moves(board, mode, tablebase) or 0)
+
+
 class SolverError(ValueError):
     """A request the solver cannot run (bad mode or bound, position already over)."""
 
@@ -97,6 +116,10 @@ class SolveResult:
     order: int | None = None    # λ order of the proof (None: full width, or no proof)
     tb_leaves: int = 0          # leaves the tablebases answered
     threat_tests: int = 0       # λ threat searches entered (searches after a pass)
+    # "any" mode, a root whose material has a table: the attacker moves of the table's mate
+    # (None: no table, or it gives the attacker no win), so that "no mate within N" can say
+    # how far the table's mate is.
+    table_moves: int | None = None
 
     @property
     def plies(self) -> int | None:
@@ -511,7 +534,9 @@ class Solver:
         return SolveResult(verdict, length, line, self.mode, max_moves, self.search.nodes,
                            time.perf_counter() - start, self.search.table_used,
                            self.search.table_entries, solution_tree, exact, order,
-                           self.search.tb_leaves, self.search.threat_tests)
+                           self.search.tb_leaves, self.search.threat_tests,
+                           table_mate_moves(self.board, self.mode, self.tablebase)
+                           if self.search.root_from_table else None)
 
     def _limit_reached(self, deadline: float, node_limit: int) -> bool:
         """Did the search stop at a budget (rather than by :meth:`cancel`)?"""

@@ -156,6 +156,31 @@ def test_mate_in_8_agrees_with_dtm_and_its_line_follows_the_table(krkab_tables):
         assert not position.has_legal_move()
 
 
+def test_a_root_table_raises_the_default_bound_and_names_its_mate(krkab_tables, monkeypatch,
+                                                                  capsys):
+    """A table answers the root without a search: a default bound below its mate would only
+    hide the answer, and a bound the user chose that is too small says how far the mate is."""
+    import solver.search as search
+    from tui.cli import main
+
+    oracle_dir, _ = krkab_tables
+    fen = "9/4k4/5a3/9/6b2/9/9/9/9/R2K5 w"                # KRKAB's longest win: mate in 8
+    with open_tablebase(oracle_dir) as oracle:
+        board = Board(fen)
+        assert search.table_mate_moves(board, "any", oracle) == 8
+        assert search.table_mate_moves(board, "checks", oracle) is None
+        assert search.table_mate_moves(board, "any", None) is None
+        monkeypatch.setitem(search.DEFAULT_MAX_MOVES, "any", 5)
+        assert search.default_bound(board, "any", oracle) == 8
+        assert search.default_bound(board, "any", None) == 5
+    assert main(["solve", fen, "--tables", str(oracle_dir)]) == 0
+    assert capsys.readouterr().out.startswith(
+        "Mate in 8 (15 plies), quiet moves allowed, from the tablebase")
+    assert main(["solve", fen, "--tables", str(oracle_dir), "--max-moves", "6"]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        "No mate within 6 moves", "The tablebase gives mate in 8: run with --max-moves 8"]
+
+
 def test_node_rate_with_tables_stays_close_to_the_rate_without(krkab_tables):
     """Tables are probed at C level: no Python call per leaf."""
     _, leaves_dir = krkab_tables

@@ -79,6 +79,7 @@ cdef int bs_unmoves(BoardState* s, int side, int* out) noexcept nogil
 cdef bint bs_has_legal_move(BoardState* s) noexcept nogil
 cdef bint bs_has_legal_move_in(BoardState* s, bint in_check, bint quiet) noexcept nogil
 cdef bint bs_gives_check(BoardState* s, int move) noexcept nogil
+cdef uint64_t bs_key_after(BoardState* s, int move) noexcept nogil
 cdef bint bs_may_give_check(BoardState* s, int move) noexcept nogil
 cdef unsigned long long bs_perft(BoardState* s, int depth) noexcept nogil
 cdef int bs_repetitions(BoardState* s) noexcept nogil

@@ -314,6 +314,15 @@ cdef void bs_make(BoardState* s, int move) noexcept nogil:
         s.fullmove_number += 1
     s.turn = opp
 
+cdef uint64_t bs_key_after(BoardState* s, int move) noexcept nogil:
+    """The key ``bs_make(s, move)`` would give, without making the move: a search reads
+    its children's table entries ahead of visiting them (the empty square's keys are 0)."""
+    cdef int f = xq_move_from(move)
+    cdef int t = xq_move_to(move)
+    cdef int piece = s.squares[f]
+    return (s.key ^ ZOBRIST[piece][f] ^ ZOBRIST[piece][t] ^ ZOBRIST[s.squares[t]][t]
+            ^ ZOBRIST_BLACK_TO_MOVE)
+
 cdef void bs_unmake(BoardState* s) noexcept nogil:
     cdef Undo* u
     cdef int f, t, piece, captured, side, opp, idx, moved

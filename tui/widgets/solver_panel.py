@@ -27,7 +27,15 @@ from textual.widgets import Button, Input, Label, Static
 from textual.worker import Worker, WorkerState
 
 from solver.draw import DEFAULT_DRAW_SECONDS, DrawAnalysis, analyse_draw, report_lines
-from solver.search import DEFAULT_MAX_MOVES, Limits, Solver, SolverError, SolveResult, order_name
+from solver.search import (
+    DEFAULT_MAX_MOVES,
+    Limits,
+    Solver,
+    SolverError,
+    SolveResult,
+    default_bound,
+    order_name,
+)
 from solver.soundness import SoundnessReport, verify
 from solver.types import DEFAULT_DRAW_BOUND, DrawVerdict
 from tablebases import open_tablebase
@@ -41,7 +49,7 @@ MODE_NAMES = {"checks": "连照 continuous check", "any": "any moves", "draw": "
 MODE_CYCLE = {"checks": "any", "any": "draw", "draw": "checks"}
 
 
-def default_bound(mode: str) -> int:
+def field_bound(mode: str) -> int:
     """The bound a search of ``mode`` uses when the max-moves field is empty."""
     return DEFAULT_DRAW_BOUND if mode == "draw" else DEFAULT_MAX_MOVES[mode]
 # Progress hook calls every 4,096 nodes (the search's finest step): the search holds the GIL
@@ -254,7 +262,7 @@ class SolverPanel(Widget, can_focus=True):
         yield Button(self._mode_label(), id="solver-mode", compact=True)
         with Horizontal(id="solver-bound"):
             yield Label("max moves", id="solver-max-label")
-            yield Input(placeholder=str(default_bound(self.mode)), type="integer",
+            yield Input(placeholder=str(field_bound(self.mode)), type="integer",
                         id="solver-max-moves", compact=True)
         with Horizontal(id="solver-actions"):
             yield Button("Solve (s)", id="solver-solve", variant="primary", compact=True)
@@ -304,7 +312,7 @@ class SolverPanel(Widget, can_focus=True):
         if not self._ready:
             return
         self.query_one("#solver-mode", Button).label = self._mode_label()
-        self.query_one("#solver-max-moves", Input).placeholder = str(default_bound(mode))
+        self.query_one("#solver-max-moves", Input).placeholder = str(field_bound(mode))
         self._redraw()
 
     def _mode_label(self) -> str:
@@ -322,9 +330,9 @@ class SolverPanel(Widget, can_focus=True):
         if board is not None and self.mode == "draw":
             self.action_analyse_draw()
         elif board is not None and self._can_start():
-            max_moves = self._max_moves() or DEFAULT_MAX_MOVES[self.mode]
-            hook = self._start(board, "solve", max_moves)
             tablebase = self._open_tables()
+            max_moves = self._max_moves() or default_bound(board, self.mode, tablebase)
+            hook = self._start(board, "solve", max_moves)
             solver = Solver(board, self.mode, Limits(progress_nodes=PROGRESS_NODES),
                             tablebase, hook)
             hook.solver = self._solver = solver
@@ -601,7 +609,9 @@ class SolverPanel(Widget, can_focus=True):
                         + (f", {found}" if found else ""), style="green")
         if result.verdict == "no mate":
             kind = "continuous-check " if result.mode == "checks" else ""
-            return Text(f"No {kind}mate within {result.max_moves} moves", style="red")
+            hint = (f"; the tablebase gives mate in {result.table_moves}: set max moves to "
+                    f"{result.table_moves}" if result.table_moves else "")
+            return Text(f"No {kind}mate within {result.max_moves} moves{hint}", style="red")
         return Text(f"Unknown: {reason} before the search finished", style="yellow")
 
     def _analysis_verdict(self, analysis: DrawAnalysis) -> Text:
