@@ -91,6 +91,13 @@ def test_a_draw_study_is_practised_against_the_table(catalogue, knkb_tables, dri
     assert text.endswith("(table KNKB).")
     assert score == "Score: 1 move held · 1 losing try · 0 hints"
     assert len(played) == 2 and moves.startswith("1. 相九退七")
+    # The catalogue keeps the practice, as for the mates: one session, one losing try, the
+    # draw not yet held to its end.
+    rows = list(catalogue.query(
+        "SELECT g.attempts, g.solved, g.clean, g.tries, g.hints FROM progress g JOIN "
+        "compositions c ON c.id = g.entry_id AND g.kind = 'composition' "
+        "WHERE c.title = '孤雁折群（单相和马）'"))
+    assert rows == [{"attempts": 1, "solved": 0, "clean": 0, "tries": 1, "hints": 0}]
 
 
 @pytest.mark.slow

@@ -19,7 +19,10 @@ stands:
 
 The practice ends in a draw by a repetition the Chinese rules call a draw, by the natural limit
 (60 moves without a capture), or by a capture into a material whose table shows a draw.
-``h`` names a holding move, ``u`` takes back a pair, ``r`` restarts, Esc leaves.
+``h`` names a holding move, ``u`` takes back a pair, ``r`` restarts, Esc leaves.  A
+catalogue entry's practice goes into the catalogue's progress table, as for the mates: each
+session started, a draw held to the end as solved (clean without a losing try or a hint),
+the losing tries and the hints.
 """
 from __future__ import annotations
 
@@ -90,9 +93,11 @@ class DrawPracticeScreen(PracticeBase):
         super().__init__(entry_or_board)
         self.practice: DrawPractice | None = None
         self._tablebase: Tablebase | None = None
+        self._held_recorded = False           # this attempt's held draw is in the progress
 
     def on_mount(self) -> None:
         self.query_one("#practice-moves", MoveList).border_title = "Moves"
+        self._open_progress()
         self._show()
         self._open_session()
 
@@ -145,6 +150,8 @@ class DrawPracticeScreen(PracticeBase):
 
     def _session_opened(self, practice: DrawPractice) -> None:
         self.practice = practice
+        self._held_recorded = False
+        self._record(attempt=True)
         side = SIDE_NAMES[practice.holder]
         known = [plural(len(practice.traps), "trap")] if practice.traps else []
         if practice.line:
@@ -194,11 +201,17 @@ class DrawPracticeScreen(PracticeBase):
             how = "a win" if outcome.result == "win" else \
                 f"a draw {ENDINGS.get(outcome.termination, '')}"
             message += f"\n和! The practice ends in {how}: {outcome.detail}."
+            if not self._held_recorded:
+                # Held to the end: the draw study counts as solved (clean: without a
+                # losing try or a hint), as a mate reached does for a win.
+                self._held_recorded = True
+                self._record(solved=True, clean=not (self.wrong_tries or self.hints))
         self._say(message, "good")
 
     def _rejected(self, before: Board, evaluation: DrawMoveEvaluation) -> None:
         """A losing move: say why and show the refutation, then take both back."""
         self.wrong_tries += 1
+        self._record(tries=1)
         self._show_score()
         move = evaluation.move
         words = write_move(before, move, "chinese")
@@ -230,6 +243,7 @@ class DrawPracticeScreen(PracticeBase):
 
     def _show_hint(self, board: Board, move: Move) -> None:
         self.hints += 1
+        self._record(hints=1)
         self._say(f"Hint: {write_move(board, move, 'chinese')} holds.")
         self.query_one("#practice-board", BoardView).mark_squares(
             [move.from_square, move.to_square], "hint")
@@ -255,6 +269,8 @@ class DrawPracticeScreen(PracticeBase):
         while self.session.turns:
             self.session.take_back()
         self.wrong_tries = self.hints = 0
+        self._held_recorded = False
+        self._record(attempt=True)
         self._show()
         self._say("Restarted: hold the draw.")
 

@@ -133,6 +133,7 @@ class PracticeBase(Screen):
         self.hints = 0                        # hint steps shown
         self.refuting = False                 # a wrong try and its refutation are shown
         self._cancel = threading.Event()      # set when the screen goes: stops the search
+        self.db: sqlite_utils.Database | None = None   # where an entry's progress goes
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -156,6 +157,29 @@ class PracticeBase(Screen):
         # Textual calls every class's handler along the MRO: the subclasses' own
         # on_unmount runs too, and does not call this one.
         self._cancel.set()
+        if self.db is not None:
+            self.db.close()
+            self.db = None
+
+    # -- the user's progress -----------------------------------------------------------------
+
+    def _open_progress(self) -> None:
+        """Open the catalogue that keeps the entry's progress (a screen's on_mount calls it);
+        without one (none built, or unreadable) progress is not kept."""
+        try:
+            self.db = open_catalogue(default_database(), build_if_missing=False)
+        except (CatalogueError, sqlite3.Error):
+            self.db = None
+
+    def _record(self, **counts) -> None:
+        """Add to the entry's progress in the catalogue (see
+        :func:`puzzles.catalogue.record_progress`); a failure is shown, not raised."""
+        if self.db is None or self.entry is None:
+            return
+        try:
+            record_progress(self.db, self.entry, **counts)
+        except CatalogueError as error:
+            self.notify(str(error), severity="warning")
 
     # -- the thinking worker -----------------------------------------------------------------
 
@@ -301,34 +325,16 @@ class PracticeScreen(PracticeBase):
         self.solution_seen = False            # "s" was pressed: the solution counts as seen
         self._hint: tuple[str, Move, int] | None = None   # FEN, the hint's move, its step
         self._solve_recorded = False          # this attempt's mate is in the progress table
-        self.db: sqlite_utils.Database | None = None   # where an entry's progress goes
         self._announced: int | None = None    # the ply whose repetition was announced
 
     def on_mount(self) -> None:
         self.query_one("#practice-moves", MoveList).border_title = "Moves"
-        try:
-            self.db = open_catalogue(default_database(), build_if_missing=False)
-        except (CatalogueError, sqlite3.Error):
-            self.db = None          # progress is not kept, "next puzzle" not offered
+        self._open_progress()       # without it "next puzzle" is not offered either
         self._show()
         self._open_session()
 
     def _side_extras(self) -> list[Widget]:
         return [Static(id="practice-solution", markup=False)]
-
-    def on_unmount(self) -> None:
-        if self.db is not None:
-            self.db.close()
-
-    def _record(self, **counts) -> None:
-        """Add to the entry's progress in the catalogue (see
-        :func:`puzzles.catalogue.record_progress`); a failure is shown, not raised."""
-        if self.db is None or self.entry is None:
-            return
-        try:
-            record_progress(self.db, self.entry, **counts)
-        except CatalogueError as error:
-            self.notify(str(error), severity="warning")
 
     # -- starting ----------------------------------------------------------------------------
 
