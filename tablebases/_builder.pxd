@@ -1,4 +1,4 @@
-from libc.stdint cimport uint16_t, uint64_t, int64_t
+from libc.stdint cimport uint8_t, uint16_t, uint64_t, int64_t
 from tablebases._index cimport IndexData, Placed
 from xiangqi._core cimport BoardState
 
@@ -12,6 +12,7 @@ cpdef enum StoredCode:
 cdef struct SubTable:
     IndexData* ix
     uint16_t* values[2]
+    uint8_t* narrow[2]       # or NULL: the codes in a byte each (see narrow_codes)
     uint64_t* outcomes[2]    # or NULL: the codes reduced to 2 bits (see pack_outcomes)
     int flip                 # the sub-table is stored for the colour-flipped material
 
@@ -27,7 +28,7 @@ cdef struct Context:
     int attacks              # what checker must stop: RULES_CHECK checks, RULES_CHINESE
                              # checks and chases (tablebases._chase)
     int kinds[2]             # per colour: bit 1 << type for each piece type it has
-    uint64_t* draw_hint[2]   # known draws (from DTM, for the DTC metrics), or NULL
+    uint64_t* draw_hint[2]   # entries whose first-sweep code is 0 (from DTM), or NULL
     uint64_t* loss_hint[2]   # known losses: the only positions a later metric may lose
     uint64_t* next_frontier[2]   # retrograde: positions decided in the current pass
     uint64_t* tentative[2]   # retrograde: positions that may hold a TENTATIVE code

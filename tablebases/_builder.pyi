@@ -38,13 +38,16 @@ def retrograde(
     rules: Sequence[Buffer | int] | None = None,
     hints: Sequence[Buffer] | None = None,
     timings: dict[str, float] | None = None,
+    sweep_zeros: Sequence[Buffer] | None = None,
 ) -> int:
     """Fill the code arrays with the solved codes; returns the number of passes.
     ``progress(pass, found)``; ``rules``: checker red/black, victim red/black bitmaps (and
     optionally the AttackRules they forbid);
-    ``hints``: draw red/black, loss red/black bitmaps of the DTM build; ``timings``: adds
-    the wall and CPU seconds of each phase (``first_sweep``, ``unmoves``, ``candidates``,
-    ``settle``) as ``<phase>_seconds`` and ``<phase>_cpu_seconds``."""
+    ``hints``: zero red/black (DTM's draws and the entries its first sweep left at 0), loss
+    red/black bitmaps of the DTM build; ``timings``: adds the wall and CPU seconds of each
+    phase (``first_sweep``, ``unmoves``, ``candidates``, ``settle``) as ``<phase>_seconds``
+    and ``<phase>_cpu_seconds``; ``sweep_zeros``: red/black bitmaps that receive the entries
+    the first sweep left at code 0."""
 
 def recheck_all(
     indexer: Indexer,
@@ -107,6 +110,10 @@ def chase_sensitive_draws(
     threads: int = 1,
 ) -> int:
     """Mark the drawn positions the chase rule could change; returns their number."""
+
+def narrow_codes(codes: Buffer, narrow: Buffer, start: int = 0) -> bool:
+    """Store uint16 ``codes`` into the bytes ``narrow`` from entry ``start`` on (ILLEGAL as
+    255); False if a code does not fit in a byte."""
 
 def pack_outcomes(codes: Buffer, packed: Buffer, start: int = 0, capture_limit: int = 0) -> None:
     """Pack ``codes`` from entry ``start`` (a multiple of 32) into ``packed``, two bits per

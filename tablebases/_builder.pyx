@@ -16,8 +16,9 @@ step of the same pass reads as decided, so the result is the same for any thread
 """
 from cython.parallel cimport prange, threadid
 from libc.stdlib cimport malloc, calloc, free
+from libc.string cimport memset
 from posix.mman cimport madvise, MADV_HUGEPAGE
-from libc.stdint cimport uint16_t, uint64_t, int64_t
+from libc.stdint cimport uint8_t, uint16_t, uint64_t, int64_t
 from cpython.exc cimport PyErr_CheckSignals
 from xiangqi._core cimport (BoardState, bs_init, bs_free, bs_make, bs_unmake, bs_legal_moves,
                             bs_pseudo_moves, bs_king_attacked_by,
@@ -220,6 +221,10 @@ cdef extern from *:
     """
     const int tb_outcome_codes[4]
 
+# A sub-table's codes in a byte each (narrow_codes), when none is beyond a byte's range: the
+# code itself, ILLEGAL stored as NARROW_ILLEGAL.  Half the memory, and the same codes read.
+DEF NARROW_ILLEGAL = 0xFF
+
 
 cdef inline int sub_value(Context* c, SubTable* t, int side, int64_t idx) noexcept nogil:
     """The code of entry ``idx`` (side ``side`` to move) of sub-table ``t`` as the metric of
@@ -227,7 +232,12 @@ cdef inline int sub_value(Context* c, SubTable* t, int side, int64_t idx) noexce
     cdef int code
     if t.outcomes[0] != NULL:
         return tb_outcome_codes[(t.outcomes[side][idx >> 5] >> (2 * (idx & 31))) & 3]
-    code = t.values[side][idx]
+    if t.narrow[0] != NULL:
+        code = t.narrow[side][idx]
+        if code == NARROW_ILLEGAL:
+            return ILLEGAL
+    else:
+        code = t.values[side][idx]
     if c.capture_limit > 0 and code != ILLEGAL and code != 0 \
             and (code & DISTANCE_MASK) - 1 > c.capture_limit:
         return 0                        # not convertible within the natural limit: a draw
@@ -237,13 +247,33 @@ cdef inline int sub_value(Context* c, SubTable* t, int side, int64_t idx) noexce
 cdef inline int sub_code(Context* c, BoardState* s, int captured) noexcept nogil:
     """Code of the position on ``s`` (just after a capture) in its sub-table."""
     cdef SubTable* t = &c.subs[(captured >> 3) & 1][captured & 7]
-    cdef int64_t idx
-    if t.ix == NULL:
-        return ILLEGAL
-    idx = ix_encode(t.ix, s, t.flip)
+    cdef int64_t idx = sub_index(t, s)
     if idx < 0:
         return ILLEGAL
     return sub_value(c, t, s.turn ^ t.flip, idx)
+
+
+cdef inline int64_t sub_index(SubTable* t, BoardState* s) noexcept nogil:
+    """Index in sub-table ``t`` of the position on ``s`` (just after a capture), its code
+    prefetched; -1: none (an ILLEGAL code)."""
+    cdef int64_t idx
+    cdef int side = s.turn ^ t.flip
+    if t.ix == NULL:
+        return -1
+    idx = ix_encode(t.ix, s, t.flip)
+    if idx >= 0:
+        prefetch_sub(t, side, idx)
+    return idx
+
+
+cdef inline void prefetch_sub(SubTable* t, int side, int64_t idx) noexcept nogil:
+    """Ask for the cache line of entry ``idx`` (``side`` to move) of sub-table ``t``."""
+    if t.outcomes[0] != NULL:
+        __builtin_prefetch(&t.outcomes[side][idx >> 5])
+    elif t.narrow[0] != NULL:
+        __builtin_prefetch(&t.narrow[side][idx])
+    else:
+        __builtin_prefetch(&t.values[side][idx])
 
 
 cdef inline int64_t moved_index(Context* c, BoardState* s, int64_t base, int move,
@@ -377,7 +407,7 @@ cdef void init_entry(Context* c, BoardState* s, int64_t idx) noexcept nogil:
     for stm in range(2):
         needed[stm] = c.draw_hint[stm] == NULL or not tb_bit(c.draw_hint[stm], idx)
         if not needed[stm]:
-            c.values[stm][idx] = 0      # a draw by DTM is a draw by every metric
+            c.values[stm][idx] = 0      # 0 by DTM's first sweep, or a DTM draw
     if not (needed[0] or needed[1]):
         return
     if place(c, s, idx) < 0:            # two pieces on one point
@@ -396,22 +426,32 @@ cdef void init_position(Context* c, BoardState* s, int stm, int64_t idx) noexcep
     there and for quiet moves until one legal, allowed quiet move is found (all the code needs
     to know).  Leaves ``s`` as it found it, but for the side to move."""
     cdef int moves[MAX_MOVES]
+    cdef int64_t sidxs[MAX_MOVES]
     cdef int n, i, captured, code, plies, d
     cdef int best_win = BIG, worst_loss = -1, captures = 0
     cdef bint escape = False, quiet = False, restricted
+    cdef SubTable* t
     # The position's legality, with the attack test cut down to the material's piece types.
     s.turn = stm
     if bs_king_attacked_by(s, stm ^ 1, c.kinds[stm]):
         c.values[stm][idx] = ILLEGAL
         return
     n = bs_pseudo_moves(s, moves)
+    # Every capture's sub-table index first, its code prefetched, so that the cache misses
+    # of the sub-tables' reads overlap.
+    for i in range(n):
+        captured = s.squares[xq_move_to(moves[i])]
+        if captured != EMPTY:
+            bs_make(s, moves[i])
+            sidxs[i] = sub_index(&c.subs[(captured >> 3) & 1][captured & 7], s)
+            bs_unmake(s)
     for i in range(n):
         captured = s.squares[xq_move_to(moves[i])]
         if captured == EMPTY:
             continue
-        bs_make(s, moves[i])
-        code = sub_code(c, s, captured)
-        bs_unmake(s)
+        t = &c.subs[(captured >> 3) & 1][captured & 7]
+        # the side to move after the capture: stm's opponent
+        code = sub_value(c, t, stm ^ 1 ^ t.flip, sidxs[i]) if sidxs[i] >= 0 else ILLEGAL
         if code == ILLEGAL and not leaves_king_safe(c, s, stm, moves[i]):
             continue
         captures += 1
@@ -454,14 +494,38 @@ cdef void init_position(Context* c, BoardState* s, int stm, int64_t idx) noexcep
         tb_set_bit(c.tentative[stm], idx)
 
 
-cdef int64_t expand_frontier(Context* c, BoardState* s, int stm, int64_t idx, int n) noexcept nogil:
-    """Predecessors of frontier position ``idx`` (distance n-1, ``stm`` to move)."""
+cdef int64_t expand_word(Context* c, BoardState* s, int stm, int64_t base, uint64_t bits,
+                         int n) noexcept nogil:
+    """Predecessors of the frontier positions ``base + b`` for each bit b of ``bits``
+    (distance n-1, ``stm`` to move), two at a time: the predecessors of one are found (their
+    codes prefetched) before those of the one before are read, so that the cache misses of
+    one position's reads overlap the work on the next.  Finding predecessors reads no code,
+    so the order changes nothing."""
+    cdef int64_t pidxs[2][MAX_MOVES * 2]
+    cdef int kept[2]
+    cdef int this = 0
+    cdef bint waiting = False
+    cdef int64_t changed = 0
+    while bits:
+        kept[this] = find_predecessors(c, s, stm, base + __builtin_ctzll(bits), n, pidxs[this])
+        bits &= bits - 1
+        if waiting:
+            changed += mark_found(c, stm ^ 1, pidxs[this ^ 1], kept[this ^ 1], n)
+        waiting = True
+        this ^= 1
+    if waiting:
+        changed += mark_found(c, stm ^ 1, pidxs[this ^ 1], kept[this ^ 1], n)
+    return changed
+
+
+cdef int find_predecessors(Context* c, BoardState* s, int stm, int64_t idx, int n,
+                           int64_t* pidxs) noexcept nogil:
+    """The indexes of the predecessors of frontier position ``idx`` (distance n-1, ``stm`` to
+    move) that may change, into ``pidxs`` (their count returned), their codes prefetched."""
     cdef int unmoves[MAX_MOVES * 2]
-    cdef int64_t pidxs[MAX_MOVES * 2]
     cdef int k, count, kept = 0, pred = stm ^ 1
-    cdef int64_t pidx, twin, changed = 0
+    cdef int64_t pidx
     cdef int64_t digits[MAX_GROUPS]
-    cdef uint16_t pc
     cdef bint lost = (n - 1) % 2 == 0
     if decode(c, s, stm, idx) < 0:
         return 0
@@ -471,9 +535,9 @@ cdef int64_t expand_frontier(Context* c, BoardState* s, int stm, int64_t idx, in
     # quiet_index needs the board).  The predecessor has ``pred`` to move; its legality
     # needs ``stm``'s king not attacked.
     s.turn = pred
-    # First every predecessor's index, each code prefetched: the codes lie far apart in a
-    # large table (a rook's move changes a high digit), and asking for all of them before
-    # reading any lets the cache misses overlap.
+    # Every predecessor's index, each code prefetched: the codes lie far apart in a large
+    # table (a rook's move changes a high digit), and asking for all of them before reading
+    # any lets the cache misses overlap.
     for k in range(count):
         # No legality test: a predecessor with ``stm``'s king attacked is stored as ILLEGAL
         # (by init_position, like its mirror twin) and skipped below; reading its code is
@@ -488,6 +552,17 @@ cdef int64_t expand_frontier(Context* c, BoardState* s, int stm, int64_t idx, in
         __builtin_prefetch(&c.values[pred][pidx])
         pidxs[kept] = pidx
         kept += 1
+    return kept
+
+
+cdef int64_t mark_found(Context* c, int pred, const int64_t* pidxs, int kept,
+                        int n) noexcept nogil:
+    """Mark the ``kept`` predecessors ``pidxs`` of a frontier position of distance n-1: wins
+    at n (a loss's predecessors; their number returned) or candidate losses."""
+    cdef int k
+    cdef int64_t pidx, twin, changed = 0
+    cdef uint16_t pc
+    cdef bint lost = (n - 1) % 2 == 0
     for k in range(kept):
         pidx = pidxs[k]
         pc = c.values[pred][pidx]
@@ -517,20 +592,19 @@ cdef inline int64_t mark_predecessor(Context* c, int pred, int64_t pidx, bint lo
 
 
 cdef inline int candidate_move(Context* c, BoardState* s, int stm, int64_t idx,
-                               const int64_t* digits, int move, bint restricted, int n,
+                               int64_t sidx, int move, bint restricted, int n,
                                int* longest) noexcept nogil:
     """One pseudo-legal move of candidate ``idx``: 1 if it leads to a decided win for the
     opponent (``longest`` updated) or is not a move (illegal or a forbidden check), 0 if it
-    keeps the candidate from being lost now."""
+    keeps the candidate from being lost now.  ``sidx``: a quiet move's successor index
+    (quiet_index; unused for a capture)."""
     cdef int captured = s.squares[xq_move_to(move)]
     cdef int code, plies, d
-    cdef int64_t sidx
     cdef bint illegal, check
     if captured != EMPTY:
         code = successor_code(c, s, stm, idx, move, restricted, True)
     else:
         # A quiet move is played only when the perpetual-check rule needs the board.
-        sidx = quiet_index(c, s, idx, digits, move)
         if restricted and sidx >= 0 and tb_bit(c.victim[stm ^ 1], sidx):
             bs_make(s, move)
             check = rule_attack(c, s, move)
@@ -571,35 +645,45 @@ cdef int64_t verify_candidate(Context* c, BoardState* s, int stm, int64_t idx, i
     a win, so the check stops at the first move that is not a win: quiet moves (a cheap
     incremental index, likeliest to be undecided) before captures (a full sub-table encode),
     and pseudo-legal moves, legality tested only where the successor's entry is ILLEGAL.
-    The verdict does not depend on the order."""
+    The verdict does not depend on the order.  The quiet moves' successor indexes are
+    computed once, and their codes prefetched before any is read: the reads lie far apart
+    in a large table, and asked for together their cache misses overlap."""
     cdef int moves[MAX_MOVES]
+    cdef int64_t sidxs[MAX_MOVES]
     cdef int count, i, longest = -1
     cdef int64_t digits[MAX_GROUPS]
     cdef int64_t sidx
-    cdef bint restricted
+    cdef bint restricted, by_bitmap
+    cdef uint16_t* opponent = c.values[stm ^ 1]
     if c.values[stm][idx] != 0 or decode(c, s, stm, idx) < 0:
         return 0
     ix_digits(c.ix, idx, digits)
     restricted = must_stop_checking(c, stm, idx)
     count = bs_pseudo_moves(s, moves)
-    if not restricted and c.won[0] != NULL:
-        # First the quiet moves against the bitmap of the opponent's earlier wins (and
-        # ILLEGAL entries), an eighth of a code's bits and so mostly in cache: a move to an
-        # entry outside it reaches a legal position that is no decided win of distance up to
-        # n - 1, which keeps the candidate from being lost now (candidate_move returns 0 for
-        # it).  Only a candidate left with no such move is checked on the codes below.
-        for i in range(count):
-            if s.squares[xq_move_to(moves[i])] == EMPTY:
-                sidx = quiet_index(c, s, idx, digits, moves[i])
-                if sidx >= 0 and not tb_bit(c.won[stm ^ 1], sidx):
-                    return 0
+    by_bitmap = not restricted and c.won[0] != NULL
+    for i in range(count):
+        sidx = -1
+        if s.squares[xq_move_to(moves[i])] == EMPTY:
+            sidx = quiet_index(c, s, idx, digits, moves[i])
+            # First the quiet moves against the bitmap of the opponent's earlier wins (and
+            # ILLEGAL entries), an eighth of a code's bits and so mostly in cache: a move to
+            # an entry outside it reaches a legal position that is no decided win of
+            # distance up to n - 1, which keeps the candidate from being lost now
+            # (candidate_move returns 0 for it).  Only a candidate left with no such move is
+            # checked on the codes below.
+            if by_bitmap and sidx >= 0 and not tb_bit(c.won[stm ^ 1], sidx):
+                return 0
+        sidxs[i] = sidx
+    for i in range(count):
+        if sidxs[i] >= 0:
+            __builtin_prefetch(&opponent[sidxs[i]])
     for i in range(count):
         if s.squares[xq_move_to(moves[i])] == EMPTY and \
-                not candidate_move(c, s, stm, idx, digits, moves[i], restricted, n, &longest):
+                not candidate_move(c, s, stm, idx, sidxs[i], moves[i], restricted, n, &longest):
             return 0
     for i in range(count):
         if s.squares[xq_move_to(moves[i])] != EMPTY and \
-                not candidate_move(c, s, stm, idx, digits, moves[i], restricted, n, &longest):
+                not candidate_move(c, s, stm, idx, -1, moves[i], restricted, n, &longest):
             return 0
     if longest + 1 == n:
         c.values[stm][idx] = n + 1
@@ -620,6 +704,7 @@ cdef list setup_context(Context* c, Indexer indexer, uint16_t[::1] red_values,
     what the checkers must stop (RULES_CHECK, the default, or RULES_CHINESE)."""
     cdef int color, kind, i
     cdef uint16_t[::1] sub_red, sub_black
+    cdef uint8_t[::1] narrow_red, narrow_black
     cdef uint64_t[::1] packed_red, packed_black
     cdef Indexer sub_ix
     keep = []
@@ -638,6 +723,10 @@ cdef list setup_context(Context* c, Indexer indexer, uint16_t[::1] red_values,
     for color in range(2):
         for kind in range(8):
             c.subs[color][kind].ix = NULL
+            for i in range(2):          # each sub-table's codes in one of the three forms
+                c.subs[color][kind].values[i] = NULL
+                c.subs[color][kind].narrow[i] = NULL
+                c.subs[color][kind].outcomes[i] = NULL
     for color, kind, sub_ix, red, black, flip in subs:
         c.subs[color][kind].ix = &sub_ix.data
         c.subs[color][kind].flip = flip
@@ -654,15 +743,19 @@ cdef list setup_context(Context* c, Indexer indexer, uint16_t[::1] red_values,
             keep.append((sub_ix, packed_red, packed_black))
             c.subs[color][kind].outcomes[0] = &packed_red[0]
             c.subs[color][kind].outcomes[1] = &packed_black[0]
-            c.subs[color][kind].values[0] = NULL
-            c.subs[color][kind].values[1] = NULL
+        elif memoryview(red).format == "B":
+            # The codes in a byte each (narrow_codes).
+            narrow_red, narrow_black = red, black
+            if narrow_red.shape[0] < sub_ix.data.size or narrow_black.shape[0] < sub_ix.data.size:
+                raise ValueError("narrow sub-table codes too short")
+            keep.append((sub_ix, narrow_red, narrow_black))
+            c.subs[color][kind].narrow[0] = &narrow_red[0]
+            c.subs[color][kind].narrow[1] = &narrow_black[0]
         else:
             sub_red, sub_black = red, black
             keep.append((sub_ix, sub_red, sub_black))
             c.subs[color][kind].values[0] = &sub_red[0]
             c.subs[color][kind].values[1] = &sub_black[0]
-            c.subs[color][kind].outcomes[0] = NULL
-            c.subs[color][kind].outcomes[1] = NULL
     c.states = NULL
     c.placed = NULL
     c.attacks = RULES_CHECK
@@ -738,19 +831,27 @@ cdef inline uint64_t settle_tentatives(Context* c, int stm, int64_t w, int n,
 
 def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_values, list subs,
                bint capture_resets=False, int capture_limit=0, int threads=1, progress=None,
-               rules=None, hints=None, timings=None):
+               rules=None, hints=None, timings=None, sweep_zeros=None):
     """Fill ``red_values``/``black_values`` (length ``indexer.size``) with the solved codes.
 
     ``subs``: (colour, piece type, Indexer, red values, black values, flip) for each kind of
     capture.  With ``capture_limit`` (DTC60), a sub-table value beyond that many plies counts
-    as a draw.  ``hints``: :func:`outcome_bitmaps` of the DTM build (draw red, draw black,
+    as a draw.  ``hints``: :func:`outcome_bitmaps` of the DTM build (zero red, zero black,
     loss red, loss black): a DTM draw is a draw by every metric and only a DTM loss can be
     lost (DTC60 turns some results into draws, never a draw into a result), so known draws
-    are not evaluated and only known losses are verified as candidates.  The values do not
-    depend on them (the re-check runs without).  ``timings``: a dict that receives (adds to)
+    are not evaluated and only known losses are verified as candidates.  The zero bitmaps
+    may also hold the entries DTM's first sweep left at code 0 (``sweep_zeros`` of the DTM
+    build): this metric's first sweep would write 0 there too, so they are not evaluated
+    either.  (A first-sweep 0 is a legal position with no winning capture and a drawing
+    capture or an allowed quiet move; a later metric's sub-tables give the captures the same
+    outcomes, but for DTC60's draws of conversions beyond its limit, which add drawing
+    captures and never winning ones, and legality and the perpetual-check sets are the
+    same.)  The values do not depend on them (the re-check runs without).  ``timings``: a dict that receives (adds to)
     the wall and CPU seconds of the phases: ``first_sweep`` (every position from its captures),
     ``unmoves`` (predecessors of each pass's frontier), ``candidates`` (their forward check)
-    and ``settle`` (the next frontier).  Returns the number of passes.
+    and ``settle`` (the next frontier).  ``sweep_zeros``: two bitmaps (red, black), cleared
+    and then set where the first sweep left code 0 (a DTM build's, for the ``hints`` of the
+    later metrics).  Returns the number of passes.
     """
     cdef Context c
     cdef int64_t size = indexer.data.size, idx, w, words, found, pending, decided, waiting
@@ -764,6 +865,7 @@ def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_va
     # without scanning every code: a bitmap per side, set as they are found.
     cdef uint64_t* frontier[2]
     cdef uint64_t* bitmaps
+    cdef uint64_t* zeros[2]
     cdef PhaseClock clock
     keep = setup_context(&c, indexer, red_values, black_values, subs, capture_resets,
                          capture_limit, rules)
@@ -771,6 +873,11 @@ def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_va
     words = (size + 63) // 64
     if hints is not None:
         attach_bitmaps(keep, hints, size, c.draw_hint, c.loss_hint)
+    zeros[0] = zeros[1] = NULL
+    if sweep_zeros is not None:
+        attach_bitmaps(keep, (*sweep_zeros, *sweep_zeros), size, zeros, zeros)
+        for stm in range(2):
+            memset(zeros[stm], 0, words * sizeof(uint64_t))
     # Per side: candidates, frontier, next frontier, tentative codes, earlier wins.
     bitmaps = zeroed_bits(10 * words)
     states = <BoardState*> malloc(threads * sizeof(BoardState))
@@ -806,6 +913,8 @@ def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_va
                     tb_set_bit(frontier[stm], idx)
                 elif code == ILLEGAL:
                     tb_set_bit(c.won[stm], idx)     # not a move: as good as a win for the check
+                elif code == 0 and zeros[stm] != NULL:
+                    tb_set_bit(zeros[stm], idx)
         clock.lap("first_sweep")
         n = 1
         while not tb_stopping():
@@ -817,10 +926,7 @@ def retrograde(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_va
                     if bits == 0 or tb_stopping():
                         continue
                     frontier[stm][w] = 0
-                    tid = threadid()
-                    for t in range(64):
-                        if (bits >> t) & 1:
-                            decided += expand_frontier(&c, &states[tid], stm, w * 64 + t, n)
+                    decided += expand_word(&c, &states[threadid()], stm, w * 64, bits, n)
             clock.lap("unmoves")
             for stm in range(2):
                 for w in prange(words, nogil=True, num_threads=threads, schedule="dynamic",
@@ -1154,6 +1260,36 @@ def pack_outcomes(uint16_t[::1] codes, uint64_t[::1] packed, int64_t start=0,
                 value = 1 + (((code & DISTANCE_MASK) - 1) & 1)
             entry = start + i
             packed[entry >> 5] |= value << (2 * (entry & 31))
+
+
+def narrow_codes(uint16_t[::1] codes, uint8_t[::1] narrow, int64_t start=0):
+    """Store ``codes`` in ``narrow`` from entry ``start`` on, a byte each (ILLEGAL as 0xFF);
+    False if a code does not fit in a byte (a distance beyond 253 plies: the sub-table must
+    then be read in full), and then what was stored is not to be used.
+
+    >>> import array
+    >>> narrow = bytearray(4)
+    >>> narrow_codes(array.array("H", [0, 3, 0xFFFF]), narrow, 1), list(narrow)
+    (True, [0, 0, 3, 255])
+    >>> narrow_codes(array.array("H", [255]), narrow)
+    False
+    """
+    cdef int64_t i, n = codes.shape[0]
+    cdef uint16_t code
+    cdef bint fits = True
+    if start < 0 or narrow.shape[0] < start + n:
+        raise ValueError("narrow codes too short for the block")
+    with nogil:
+        for i in range(n):
+            code = codes[i]
+            if code == ILLEGAL:
+                narrow[start + i] = NARROW_ILLEGAL
+            elif code >= NARROW_ILLEGAL:
+                fits = False
+                break
+            else:
+                narrow[start + i] = <uint8_t> code
+    return fits
 
 
 def outcome_bitmaps(uint16_t[::1] values, uint64_t[::1] draws, uint64_t[::1] losses):

@@ -24,6 +24,7 @@ from xiangqi.rules import NATURAL_LIMIT_PLIES
 
 from ._builder import (
     chase_sensitive_draws,
+    narrow_codes,
     outcome_bitmaps,
     pack_outcomes,
     perpetual_check_sets,
@@ -143,7 +144,9 @@ def memory_needed(material: Material, size: int, sub_sizes: list[int], metrics: 
     reads every metric at once: the table's arrays and the sub-tables' of every metric, and
     the rule bitmaps."""
     own = size * 2 * 2
-    subs = sum(sub_sizes) * 2 * 2       # DTM's; the later metrics' take an eighth of that
+    # DTM's, two bytes an entry (read in one where every code fits a byte, _load_for_captures:
+    # this stays an upper bound); the later metrics' take an eighth of that
+    subs = sum(sub_sizes) * 2 * 2
     bitmaps = (2 + 2 + 2 + 2 + 4 + 4 + 2) * size // 8
     kept = metrics if verify else 1
     building = kept * own + subs + bitmaps
@@ -419,14 +422,27 @@ def _load_for_captures(table: TableFile, metric: str, side: int,
     eighth of its memory), for at least the ``entries`` of its index (a file of another
     size, a damaged one, then fails the re-check instead of the loading)."""
     resets, limit = METRIC_RULES[metric]
-    if not resets:
-        return table.load_codes(metric, side)
     name = f"{metric}/{SIDES[side]}"
+    if not resets:
+        narrow = _narrow_for_captures(table, name, entries)
+        return narrow if narrow is not None else table.load_codes(metric, side)
     packed = _zeroed_bitmaps(2 * max(entries, table.header.lengths.get(name, table.header.size)),
                              1)[0]
     for start, block in table.blocks(name):
         pack_outcomes(block, packed, start, limit)
     return packed
+
+
+def _narrow_for_captures(table: TableFile, name: str, entries: int) -> memoryview | None:
+    """Array ``name`` of ``table`` (DTM's codes, which the builder reads in full after a
+    capture) in a byte per entry (``narrow_codes``: half the memory of the codes), for at
+    least ``entries``, filled block by block; None if a code does not fit in a byte."""
+    length = max(entries, table.header.lengths.get(name, table.header.size))
+    narrow = zeroed_words((length + 7) // 8).cast("B")[:length]
+    for start, block in table.blocks(name):
+        if not narrow_codes(block, narrow, start):
+            return None
+    return narrow
 
 
 def _zeroed_bitmaps(size: int, count: int = 4) -> list[memoryview]:
@@ -576,6 +592,9 @@ def _build_one(material: Material, indexer: Indexer, directory: Path, threads: i
     rules = _zeroed_rules(indexer.size)
     chase = _zeroed_chase(indexer.size)
     hints = None        # DTM's draws and losses, for the later metrics
+    # Where DTM's first sweep leaves code 0, so does every later metric's (retrograde):
+    # the first half of the hints, set by DTM's build.
+    sweep_zeros = _zeroed_bitmaps(indexer.size, 2)
     dtc60_is_dtc = _dtc60_is_dtc(material, directory)
     info["dtc60_is_dtc"] = dtc60_is_dtc
     keep_checkpoints = indexer.size >= CHECKPOINT_SIZE
@@ -600,7 +619,7 @@ def _build_one(material: Material, indexer: Indexer, directory: Path, threads: i
             else:
                 red, black, metric_info, bitmaps = _build_metric(
                     material, indexer, directory, metric, threads, rules, hints, log, progress,
-                    loaded, attacks)
+                    loaded, attacks, sweep_zeros if metric == "dtm" else None)
                 checkpoint = _checkpoint_writer(directory, name, metric, keep_checkpoints)
             if metric == "dtm" and bitmaps is not None:
                 rules, chase = bitmaps.rules, bitmaps.chase
@@ -620,8 +639,9 @@ def _build_one(material: Material, indexer: Indexer, directory: Path, threads: i
             if checkpoint is not None:
                 checkpoint.close()
         if metric == "dtm":
-            # draw red, draw black, loss red, loss black
-            hints = _zeroed_bitmaps(indexer.size)
+            # zero red, zero black (DTM's draws added), loss red, loss black
+            hints = [*sweep_zeros, *_zeroed_bitmaps(indexer.size, 2)]
+            sweep_zeros = []            # the hints hold them now (freed with the hints)
             outcome_bitmaps(red, hints[0], hints[2])
             outcome_bitmaps(black, hints[1], hints[3])
         if metric == "dtc" and dtc60_is_dtc:
@@ -675,13 +695,15 @@ def _build_metric(material: Material, indexer: Indexer, directory: Path, metric:
                   log: Callable[[str], None],
                   progress: Callable[[str, int, int], None] | None,
                   loaded: dict[str, _Loaded] | None = None,
-                  attacks: int = AttackRules.RULES_CHECK) -> tuple:
+                  attacks: int = AttackRules.RULES_CHECK,
+                  sweep_zeros: Sequence[Bitmap] | None = None) -> tuple:
     """One metric by retrograde analysis (the re-check comes once all metrics are built):
     (red, black, info, bitmaps), the bitmaps being, for DTM, the perpetual-check sets it
     settled (``rules``, filled in place) and the chase marks.  ``loaded`` receives the
     sub-tables it read.  ``attacks`` RULES_CHINESE: each round also settles the perpetual
     attacks (checks and chases) of the Chinese rules, and no chase marks are made (the
-    values are final under those rules)."""
+    values are final under those rules).  ``sweep_zeros``: two bitmaps (red, black) that
+    receive the entries the last round's first sweep left at code 0 (retrograde)."""
     name = str(material)
     loaded = _load_sub_tables(material, directory, (metric,), into=loaded)
     subs = _sub_specs(material, loaded, metric)
@@ -706,7 +728,8 @@ def _build_metric(material: Material, indexer: Indexer, directory: Path, metric:
         black = zeroed_codes(indexer.size)
         passes += retrograde(indexer, red, black, subs, capture_resets=resets,
                              capture_limit=limit, threads=threads, progress=report,
-                             rules=(*rules, attacks), hints=hints, timings=phases)
+                             rules=(*rules, attacks), hints=hints, timings=phases,
+                             sweep_zeros=sweep_zeros)
         # The perpetual-check rule is settled on DTM; the other metrics reuse its sets.
         if metric != "dtm" or not apply_rule:
             break

@@ -10,12 +10,16 @@ import zlib
 
 import pytest
 
-from tablebases._builder import retrograde
+from tablebases._builder import narrow_codes, outcome_bitmaps, retrograde
 from tablebases.build import (
     METRICS,
     BuildError,
+    _build_metric,
+    _load_for_captures,
     _Loaded,
     _sub_specs,
+    _zeroed_bitmaps,
+    _zeroed_rules,
     build,
     indexer_for,
     verify_file,
@@ -488,6 +492,48 @@ def test_perpetual_check_rule_in_rook_against_horse(table_dir):
             break
     assert checked == 25
     tablebase.close()
+
+
+def test_dtms_first_sweep_zeros_spare_the_later_metrics_sweeps(table_dir):
+    """Where DTM's first sweep left code 0, DTC's first sweep is skipped (its hints): K R vs
+    K N, with its perpetual-check sets, gives every DTC code the build without that hint
+    gives, and the hint covers entries that are no DTM draws."""
+    material = Material.parse("KRKN")
+    indexer = indexer_for(material)
+    rules = _zeroed_rules(indexer.size)
+    zeros = _zeroed_bitmaps(indexer.size, 2)
+    red, black, _, _ = _build_metric(material, indexer, table_dir, "dtm", 1, rules, None,
+                                     lambda line: None, None, sweep_zeros=zeros)
+    assert sum(bin(word).count("1") for word in rules.checker_black) > 0
+    draws_only = _zeroed_bitmaps(indexer.size)
+    hinted = [*zeros, *_zeroed_bitmaps(indexer.size, 2)]
+    for hints in (draws_only, hinted):
+        outcome_bitmaps(red, hints[0], hints[2])
+        outcome_bitmaps(black, hints[1], hints[3])
+    swept = [sum(bin(word).count("1") for word in bits) for bits in zeros]
+    draws = [sum(bin(word).count("1") for word in bits) for bits in draws_only[:2]]
+    assert all(zero > draw for zero, draw in zip(swept, draws))
+    dtc = [_build_metric(material, indexer, table_dir, "dtc", 1, rules, hints,
+                         lambda line: None, None)[:2] for hints in (draws_only, hinted)]
+    assert dtc[0] == dtc[1]
+    table = TableFile(table_path(table_dir, "KRKN"))
+    assert list(dtc[1]) == [table.load("dtc", 0), table.load("dtc", 1)]
+    table.close()
+
+
+def test_dtm_sub_tables_are_read_a_byte_an_entry(table_dir):
+    """DTM's codes of a sub-table, as the builder reads them after a capture, take a byte an
+    entry: the same codes, ILLEGAL as 255; a code beyond a byte's range is refused, so such a
+    table is read in full."""
+    table = TableFile(table_path(table_dir, "KRKA"))
+    for side in (0, 1):
+        narrow = _load_for_captures(table, "dtm", side, table.header.size)
+        assert memoryview(narrow).format == "B"
+        codes = table.load("dtm", side)
+        assert ILLEGAL in codes and max(code for code in codes if code != ILLEGAL) > 1
+        assert list(narrow) == [255 if code == ILLEGAL else code for code in codes]
+    table.close()
+    assert not narrow_codes(array.array("H", [0, 255]), bytearray(2))
 
 
 def test_the_line_of_a_perpetual_checker_obeys_the_rule(table_dir):
