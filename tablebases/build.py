@@ -23,6 +23,7 @@ from typing import NamedTuple
 from xiangqi.rules import NATURAL_LIMIT_PLIES
 
 from ._builder import (
+    RuleRounds,
     chase_sensitive_draws,
     outcome_bitmaps,
     pack_outcomes,
@@ -169,9 +170,10 @@ def table_problem(path: Path) -> str | None:
     return None
 
 
-# Build timings vary from run to run: they go to the side file, not into the table's bytes.
+# Build timings vary from run to run: they go to the side file, not into the table's bytes,
+# with the work the rule searches did (how a build went, as its threads and seconds).
 def _is_timing(key: str) -> bool:
-    return key == "threads" or key.endswith("_seconds")
+    return key in ("threads", "rule_search_tested") or key.endswith("_seconds")
 
 
 def split_timings(info: dict) -> tuple[dict, dict]:
@@ -699,6 +701,10 @@ def _build_metric(material: Material, indexer: Indexer, directory: Path, metric:
     passes = rounds = 0
     # Wall and CPU seconds per phase (retrograde's own, then the rule's).
     phases: dict[str, float] = {}
+    # The rule searches' candidates and draws from round to round: a round tests again only
+    # the positions whose successors' values changed.
+    searches = RuleRounds(indexer) if metric == "dtm" and apply_rule else None
+    examined: list[int] = []            # positions each round's searches tested
     red = black = None
     while True:
         del red, black                  # a new round's arrays replace the last round's
@@ -710,20 +716,24 @@ def _build_metric(material: Material, indexer: Indexer, directory: Path, metric:
         # The perpetual-check rule is settled on DTM; the other metrics reuse its sets.
         if metric != "dtm" or not apply_rule:
             break
+        assert searches is not None
+        before = searches.examined_total
         with _phase(phases, "perpetual_check"):
-            found = perpetual_check_sets(indexer, red, black, subs, *rules, threads=threads)
+            found = perpetual_check_sets(indexer, red, black, subs, *rules, threads=threads,
+                                         cache=searches)
         chased = 0
         if attacks != AttackRules.RULES_CHECK:
             with _phase(phases, "chase"):
                 chased = perpetual_check_sets(indexer, red, black, subs, *rules,
-                                              threads=threads, attacks=attacks)
+                                              threads=threads, attacks=attacks, cache=searches)
+        examined.append(searches.examined_total - before)
         if not found and not chased:
             break
         rounds += 1
         attacking = f", {chased:,} must stop attacking (checks and chases)" \
             if attacks != AttackRules.RULES_CHECK else ""
         log(f"{name}: perpetual-check round {rounds}: {found:,} positions must stop "
-            f"checking{attacking}; rebuilding")
+            f"checking{attacking} ({examined[-1]:,} positions tested); rebuilding")
     elapsed = time.perf_counter() - start
     cpu_seconds = time.process_time() - cpu_start
     rate = indexer.size * 2 * passes / elapsed / threads if elapsed > 0 else 0.0
@@ -737,6 +747,7 @@ def _build_metric(material: Material, indexer: Indexer, directory: Path, metric:
         info[f"{metric}_{key}"] = round(seconds, 3)
     if metric == "dtm":
         info["perpetual_check_rounds"] = rounds
+        info["rule_search_tested"] = examined
         chase_time: dict[str, float] = {}
         with _phase(chase_time, "chase_marks"):
             chase, marked = chase_marks(material, indexer, red, black, subs, threads) \
