@@ -518,6 +518,17 @@ cdef inline int64_t mark_predecessor(Context* c, int pred, int64_t pidx, bint lo
     return 0
 
 
+cdef inline bint settled_win_within(int code, int n, int longest) noexcept nogil:
+    """Is the quiet successor's ``code`` a decided win for its side to move, of at most
+    ``longest`` plies and within pass ``n`` (candidate_move counts it 1, ``longest``
+    unchanged)?"""
+    cdef int plies
+    if code == 0 or code == ILLEGAL or (code & TENTATIVE):
+        return False
+    plies = (code & DISTANCE_MASK) - 1
+    return plies % 2 == 1 and plies <= n - 1 and plies <= longest
+
+
 cdef inline int candidate_move(Context* c, BoardState* s, int stm, int64_t idx,
                                const int64_t* digits, int move, bint restricted, int n,
                                int* longest) noexcept nogil:
@@ -533,13 +544,17 @@ cdef inline int candidate_move(Context* c, BoardState* s, int stm, int64_t idx,
     else:
         # A quiet move is played only when the perpetual-check rule needs the board.
         sidx = quiet_index(c, s, idx, digits, move)
-        if restricted and sidx >= 0 and tb_bit(c.victim[stm ^ 1], sidx):
+        code = c.values[stm ^ 1][sidx] if sidx >= 0 else ILLEGAL
+        if restricted and sidx >= 0 and tb_bit(c.victim[stm ^ 1], sidx) \
+                and not settled_win_within(code, n, longest[0]):
+            # Is it a forbidden perpetual attack (the test is costly under the Chinese
+            # rules)?  Not asked where the answer changes nothing: a decided win for the
+            # opponent no longer than ``longest`` counts 1 either way.
             bs_make(s, move)
             check = rule_attack(c, s, move)
             bs_unmake(s)
             if check:
                 return 1                # a forbidden perpetual check (or chase)
-        code = c.values[stm ^ 1][sidx] if sidx >= 0 else ILLEGAL
     if code == FORBIDDEN:
         return 1
     if code == ILLEGAL:

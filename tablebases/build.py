@@ -367,11 +367,12 @@ def _link_shared_table(material: Material, directory: Path, rules: str) -> None:
 # median over 15 tables of 1.3 M to 51.8 M entries, 2026-11-30: 7.9 microseconds).
 SECONDS_PER_ENTRY = 8e-6
 # What the chase rule's rounds add to a two-sided table built under the Chinese rules, per
-# entry and thread: the perpetual-attack search of each round (the chase test on the drawing
-# moves of every draw), measured on KRKR (2.5 microseconds, 2026-12-02, load 6-7).  A
-# round that finds positions also rebuilds DTM; in the tables measured the rounds found no
-# position beyond the perpetual checks', so one search is counted.
-CHASE_SECONDS_PER_ENTRY = 2.5e-6
+# entry and thread: the perpetual-attack search (the chase and mate-threat tests on the
+# drawing moves of every draw), measured on KRKR (2.7 microseconds, 2026-12-02, load 8).
+# Only the first round's search tests every draw (the later ones what their round changed),
+# so one search is counted; a round that finds positions also rebuilds DTM, as the
+# perpetual-check rounds of the default build do.
+CHASE_SECONDS_PER_ENTRY = 2.7e-6
 
 
 def estimated_seconds(size: int, threads: int, chase: bool = False) -> float:
@@ -379,7 +380,7 @@ def estimated_seconds(size: int, threads: int, chase: bool = False) -> float:
     a two-sided table under the Chinese rules, with the chase rule's rounds).
 
     >>> estimated_seconds(1_000_000, 1), estimated_seconds(1_000_000, 1, chase=True)
-    (8.0, 10.5)
+    (8.0, 10.7)
     """
     speedup = 1 if size < SMALL_TABLE else max(1.0, 0.8 * threads)
     per_entry = SECONDS_PER_ENTRY + (CHASE_SECONDS_PER_ENTRY if chase else 0.0)
