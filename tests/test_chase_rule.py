@@ -72,6 +72,10 @@ CLAUSES = [
     ("a mate threat on every move (长杀) against idle moves loses",
      "9/3k5/9/9/9/9/9/2n2R3/9/4K4 w - - 0 1", ["f2f3", "c2b4", "f3f2", "b4c2"],
      "长杀", "闲", 0),
+    ("a horse chases a crossed pawn on every move against idle pawn moves: the horse loses "
+     "(from a K N vs K P P position whose value the Chinese rules change: a draw by default)",
+     "4k4/9/9/9/9/9/4N4/3p5/p8/3K5 w - - 0 1", ["e3c4", "d2c2", "c4e3", "c2d2"],
+     "长捉", "闲", 0),
     ("both sides chase on every move (mutual chase): a draw",
      "5k3/9/9/9/9/2B5r/2N6/7c1/R6n1/3K5 w - - 0 1", ["a1a2", "i4i3", "a2a1", "i3i4"],
      "长捉", "长捉", None),
