@@ -11,11 +11,12 @@ phases come from the build-info side file the build writes (``<table>.xqtb.build
 per metric the first sweep (every position from its captures), the un-move passes
 (predecessors of each pass's frontier), the candidate checks, the end-of-pass settling, the
 perpetual-check search (and with ``--rules chinese`` the perpetual-attack search, "chase", of
-the chase rule's rounds); then the chase marks, the full re-check (every metric at once), the
-compression of the arrays and the final file.  The peak memory is also given as a ratio to
-the table's value arrays (the codes of its distinct metrics, both sides).  With
-``--reference``, the table's arrays are compared with the same table in REFDIR (built by
-another version of the builder): every value must be equal.
+the chase rule's rounds, with the positions each round's searches tested); then the chase
+marks, the full re-check (every metric at once), the compression of the arrays and the final
+file.  The peak memory is also given as a ratio to the table's value arrays (the codes of
+its distinct metrics, both sides).  With ``--reference``, the table's arrays are compared
+with the same table in REFDIR (built by another version of the builder): every value must be
+equal.
 """
 from __future__ import annotations
 
@@ -110,6 +111,10 @@ def main(argv: list[str] | None = None) -> int:
     passes = ", ".join(f"{m} {timings[f'{m}_passes']}" for m in METRICS
                        if timings.get(f"{m}_passes"))
     print(f"passes: {passes}; perpetual-check rounds: {timings.get('perpetual_check_rounds', 0)}")
+    if timings.get("rule_search_tested"):
+        # The first search tests every draw; the later ones only what their round changed.
+        tested = ", ".join(f"{count:,}" for count in timings["rule_search_tested"])
+        print(f"positions the rule searches tested, round by round: {tested}")
     distinct = 2 if timings.get("dtc60_is_dtc") else 3
     arrays_mib = distinct * 2 * 2 * read_header(table_path(where, name)).size / 2**20
     print(f"whole process: {whole['cpu']:.1f} CPU s, {whole['wall']:.1f} s wall, "

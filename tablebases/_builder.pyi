@@ -95,10 +95,19 @@ def perpetual_check_sets(
     victim_black: Buffer,
     threads: int = 1,
     attacks: int = 0,
+    cache: RuleRounds | None = None,
 ) -> int:
     """Add the drawn positions the perpetual-check rule decides (``attacks``
     AttackRules.RULES_CHINESE: the perpetual-attack rule, checks and chases); returns the
-    checker count."""
+    checker count.  ``cache``: the build's earlier rounds, so that only the positions whose
+    successors changed are tested again."""
+
+class RuleRounds:
+    """The rule searches' candidates and draws kept from round to round of one build."""
+    examined: int           # positions the last search tested
+    examined_total: int     # over all searches
+    full_scans: int         # searches that tested every draw
+    def __init__(self, indexer: Indexer) -> None: ...
 
 def chase_sensitive_draws(
     indexer: Indexer,

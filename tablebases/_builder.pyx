@@ -30,7 +30,7 @@ from tablebases._index cimport (Indexer, IndexData, Placed, ix_encode, ix_decode
                                 ix_encode_quiet, ix_twin, ix_prepare_moves, ix_digits,
                                 ix_quiet_index, MAX_GROUPS)
 from tablebases._chase cimport (Threats, find_threats, move_attack, ATTACK_CHECK, ATTACK_CHASE,
-                                RULES_CHECK, RULES_CHINESE)
+                                ATTACK_MATE_THREAT, RULES_CHECK, RULES_CHINESE)
 import time as _time
 
 cdef extern from *:
@@ -209,7 +209,7 @@ DEF FORBIDDEN = -1
 # The attacks a perpetual attack may not go on with (tablebases._chase: a pawn's chase is not
 # one of them, 27.2).
 cdef enum:
-    FORBIDDEN_ATTACKS = ATTACK_CHECK | ATTACK_CHASE
+    FORBIDDEN_ATTACKS = ATTACK_CHECK | ATTACK_CHASE | ATTACK_MATE_THREAT
 
 
 # A sub-table's codes reduced to what a metric whose count ends at the capture (DTC, DTC60)
@@ -345,16 +345,18 @@ cdef inline bint forbidden(Context* c, BoardState* s, int stm, int64_t sidx,
 
 cdef inline bint rule_attack(Context* c, BoardState* s, int move) noexcept nogil:
     """With the quiet ``move`` just made on ``s``: is it an attack that a perpetual attack
-    of the rule set of ``c`` forbids (a check; under RULES_CHINESE a chase too)?"""
+    of the rule set of ``c`` forbids (a check; under RULES_CHINESE a mate threat or a chase
+    too)?"""
     cdef Threats before
     cdef bint known = False
-    return (attack_after(c, s, move, &before, &known) & (ATTACK_CHECK | ATTACK_CHASE)) != 0
+    return (attack_after(c, s, move, &before, &known) & FORBIDDEN_ATTACKS) != 0
 
 
 cdef inline int attack_after(Context* c, BoardState* s, int move, Threats* before,
                              bint* known) noexcept nogil:
     """With the quiet ``move`` just made on ``s``: ATTACK_CHECK if it checks, else under
-    RULES_CHINESE its chase bits (tablebases._chase.move_attack; 0 under RULES_CHECK).
+    RULES_CHINESE its mate-threat and chase bits (tablebases._chase.move_attack; 0 under
+    RULES_CHECK).
     ``before``: the mover's threats before the move, found here unless ``known``."""
     cdef int kind
     if bs_king_attacked(s, s.turn):
@@ -591,6 +593,17 @@ cdef inline int64_t mark_predecessor(Context* c, int pred, int64_t pidx, bint lo
     return 0
 
 
+cdef inline bint settled_win_within(int code, int n, int longest) noexcept nogil:
+    """Is the quiet successor's ``code`` a decided win for its side to move, of at most
+    ``longest`` plies and within pass ``n`` (candidate_move counts it 1, ``longest``
+    unchanged)?"""
+    cdef int plies
+    if code == 0 or code == ILLEGAL or (code & TENTATIVE):
+        return False
+    plies = (code & DISTANCE_MASK) - 1
+    return plies % 2 == 1 and plies <= n - 1 and plies <= longest
+
+
 cdef inline int candidate_move(Context* c, BoardState* s, int stm, int64_t idx,
                                int64_t sidx, int move, bint restricted, int n,
                                int* longest) noexcept nogil:
@@ -605,13 +618,17 @@ cdef inline int candidate_move(Context* c, BoardState* s, int stm, int64_t idx,
         code = successor_code(c, s, stm, idx, move, restricted, True)
     else:
         # A quiet move is played only when the perpetual-check rule needs the board.
-        if restricted and sidx >= 0 and tb_bit(c.victim[stm ^ 1], sidx):
+        code = c.values[stm ^ 1][sidx] if sidx >= 0 else ILLEGAL
+        if restricted and sidx >= 0 and tb_bit(c.victim[stm ^ 1], sidx) \
+                and not settled_win_within(code, n, longest[0]):
+            # Is it a forbidden perpetual attack (the test is costly under the Chinese
+            # rules)?  Not asked where the answer changes nothing: a decided win for the
+            # opponent no longer than ``longest`` counts 1 either way.
             bs_make(s, move)
             check = rule_attack(c, s, move)
             bs_unmake(s)
             if check:
                 return 1                # a forbidden perpetual check (or chase)
-        code = c.values[stm ^ 1][sidx] if sidx >= 0 else ILLEGAL
     if code == FORBIDDEN:
         return 1
     if code == ILLEGAL:
@@ -1406,8 +1423,8 @@ cdef bint answers_quietly_into(Context* c, BoardState* s, int stm, int64_t idx,
             continue
         bs_make(s, moves[i])
         sidx = moved_index(c, s, idx, moves[i])
-        # Under the Chinese rules the answer must be idle: no check, no chase, not even a
-        # pawn's (27.2: a pawn's chases count when both sides attack on every move).
+        # Under the Chinese rules the answer must be idle: no check, no mate threat, no chase,
+        # not even a pawn's (27.2: a pawn's chases count when both sides attack on every move).
         if sidx >= 0 and tb_bit(checker_set, sidx) and \
                 attack_after(c, s, moves[i], &before, &known) == 0:
             bs_unmake(s)
@@ -1437,34 +1454,174 @@ cdef bint drawing_checks_trapped(Context* c, BoardState* s, int stm, int64_t idx
     return True
 
 
+# What test_dirty tests again (the three tests of the rule's fixpoint).
+cdef enum:
+    CANDIDATE = 0       # only_checks_keep_draw: sets or clears the bit
+    ANSWERS = 1         # answers_quietly_into: clears the bit where it fails
+    TRAPPED = 2         # drawing_checks_trapped: the same
+
+
+cdef class RuleRounds:
+    """What the rule searches of one build keep from round to round, so that a round
+    re-examines only the positions whose successors changed: per rule set searched (checks,
+    attacks) the draws of the values it last saw, and per checker side its candidates then
+    (the drawn positions that only attacks keep drawn, before the opponent's answers are
+    looked at).  Whether a position is a candidate depends only on which of its successors
+    are drawn (the chase test is one of the position and the move), so a round tests again
+    only the predecessors of the positions whose draw changed, and the positions whose own
+    draw did.  The fixpoint on the candidates is then run from them as before.
+
+    ``examined``: the positions the last call tested (candidates, answers and traps);
+    ``examined_total``: over all calls; ``full_scans``: the calls that tested every draw."""
+    cdef int64_t words
+    cdef uint64_t* draws[2][2]          # [rule set][side to move]
+    cdef uint64_t* candidates[2][2]     # [rule set][checker]
+    cdef bint known[2]
+    cdef public int64_t examined, examined_total, full_scans
+
+    def __cinit__(self, Indexer indexer):
+        cdef int mode, side
+        self.words = (indexer.data.size + 63) // 64
+        for mode in range(2):
+            for side in range(2):
+                self.draws[mode][side] = zeroed_bits(self.words)
+                self.candidates[mode][side] = zeroed_bits(self.words)
+                if self.draws[mode][side] == NULL or self.candidates[mode][side] == NULL:
+                    raise MemoryError()
+
+    def __dealloc__(self):
+        cdef int mode, side
+        for mode in range(2):
+            for side in range(2):
+                free_bits(self.draws[mode][side])
+                free_bits(self.candidates[mode][side])
+
+
+cdef void draw_bits(Context* c, int side, uint64_t* out, int64_t size, int64_t words,
+                    int threads) noexcept nogil:
+    """``out``: the drawn positions of ``side`` to move."""
+    cdef int64_t w, idx, end
+    cdef uint64_t bits
+    for w in prange(words, num_threads=threads, schedule="static"):
+        bits = 0
+        end = min(size, w * 64 + 64)
+        for idx in range(w * 64, end):
+            if c.values[side][idx] == 0:
+                bits = bits | ((<uint64_t> 1) << (idx & 63))
+        out[w] = bits
+
+
+cdef int64_t test_dirty(Context* c, BoardState* states, int threads, int stm, uint64_t* dirty,
+                        uint64_t* members, uint64_t* other, int test,
+                        uint64_t* out_dirty, int64_t words, bint opponent_never_wins,
+                        int64_t* changed) noexcept nogil:
+    """Test again the positions of ``dirty`` (cleared) among ``members`` (``stm`` to move):
+    ``test`` CANDIDATE sets or clears their bit by only_checks_keep_draw; ANSWERS and TRAPPED
+    clear it where answers_quietly_into / drawing_checks_trapped (on ``other``) now fail,
+    marking the predecessors of each cleared position in ``out_dirty``.  Returns the
+    positions tested; ``changed`` receives the count of bits cleared."""
+    cdef int64_t w, idx, tested = 0, cleared = 0
+    cdef uint64_t bits
+    cdef int bit, tid
+    cdef bint keep
+    for w in prange(words, num_threads=threads, schedule="dynamic", chunksize=16):
+        bits = dirty[w]
+        if test != CANDIDATE:
+            bits = bits & members[w]
+        if bits == 0 or tb_stopping():
+            continue
+        dirty[w] = 0
+        tid = threadid()
+        for bit in range(64):
+            if not (bits >> bit) & 1:
+                continue
+            idx = w * 64 + bit
+            tested += 1
+            if test == CANDIDATE:
+                keep = c.values[stm][idx] == 0 and \
+                    only_checks_keep_draw(c, &states[tid], stm, idx, opponent_never_wins)
+                if keep:
+                    tb_set_bit(members, idx)
+                else:
+                    tb_clear_bit(members, idx)
+                continue
+            if test == ANSWERS:
+                keep = answers_quietly_into(c, &states[tid], stm, idx, other)
+            else:
+                keep = drawing_checks_trapped(c, &states[tid], stm, idx, other)
+            if not keep:
+                tb_clear_bit(members, idx)
+                mark_predecessors(c, &states[tid], stm, idx, out_dirty)
+                cleared += 1
+    changed[0] = cleared
+    return tested
+
+
+cdef void mark_all_predecessors(Context* c, BoardState* states, int threads, int stm,
+                                const uint64_t* bits_of, uint64_t* dirty,
+                                int64_t words) noexcept nogil:
+    """Set in ``dirty`` the predecessors of every position of ``bits_of`` (``stm`` to move)."""
+    cdef int64_t w
+    cdef uint64_t bits
+    cdef int bit
+    for w in prange(words, num_threads=threads, schedule="dynamic", chunksize=16):
+        bits = bits_of[w]
+        if bits == 0 or tb_stopping():
+            continue
+        for bit in range(64):
+            if (bits >> bit) & 1:
+                mark_predecessors(c, &states[threadid()], stm, w * 64 + bit, dirty)
+
+
 def perpetual_check_sets(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1] black_values,
                          list subs, uint64_t[::1] checker_red, uint64_t[::1] checker_black,
                          uint64_t[::1] victim_red, uint64_t[::1] victim_black, int threads=1,
-                         int attacks=RULES_CHECK):
+                         int attacks=RULES_CHECK, RuleRounds cache=None):
     """Add to the rule bitmaps the drawn positions that the perpetual-check rule decides.
 
     ``checker_*``: positions whose side to move can keep the draw only by perpetual check
     (it must stop checking, so it loses); ``victim_*``: the positions its checks lead to.
     ``attacks`` RULES_CHINESE: the same for perpetual attack (长将, 长捉 and their mixtures,
     tablebases._chase): the checker keeps the draw only by checks and chases, its opponent
-    answers them idly.  Returns the number of checker positions found (0: the values
-    already obey the rule).
+    answers them idly.  ``cache``: the :class:`RuleRounds` of the build's earlier rounds
+    (None: every draw is tested).  Returns the number of checker positions found (0: the
+    values already obey the rule).
+
+    The sets are greatest fixpoints: the checker's candidates S (every drawing move attacks)
+    and the opponent's positions T with an idle move into S; a candidate with a drawing move
+    out of T leaves S, a position of T without an idle move into S leaves T.  Each removal
+    puts only its predecessors on the work list, so the result is that of sweeping both sets
+    until nothing changes, whatever the order.
     """
     cdef Context c
-    cdef int64_t size = indexer.data.size, idx, w, words = (size + 63) // 64
-    cdef int64_t removed, found = 0, candidates
-    cdef int checker, victim, t
-    cdef bint stopped = False
-    cdef uint16_t code
+    cdef int64_t size = indexer.data.size, w, words = (size + 63) // 64
+    cdef int64_t found = 0, tested = 0, removed = 0
+    cdef int checker, victim, t, mode = 0 if attacks == RULES_CHECK else 1
+    cdef bint stopped = False, keep_rounds = cache is not None
+    cdef bint incremental = keep_rounds and cache.known[mode]
+    cdef uint64_t* last_draws[2]
+    cdef uint64_t* last_candidates[2]
     cdef bint opponent_never_wins
+    cdef uint16_t code
+    cdef int64_t idx
     cdef int attacking = (1 << ROOK) | (1 << HORSE) | (1 << CANNON) | (1 << PAWN)
     cdef uint64_t* S = zeroed_bits(words)
     cdef uint64_t* T = zeroed_bits(words)
+    cdef uint64_t* dirty_checker = zeroed_bits(words)
+    cdef uint64_t* dirty_victim = zeroed_bits(words)
+    cdef uint64_t* draws[2]
     cdef uint64_t* out_checker[2]
     cdef uint64_t* out_victim[2]
     cdef BoardState* states = <BoardState*> malloc(threads * sizeof(BoardState))
-    if S == NULL or T == NULL or states == NULL:
-        free_bits(S); free_bits(T); free(states)
+    draws[0] = zeroed_bits(words)
+    draws[1] = zeroed_bits(words)
+    for t in range(2):
+        last_draws[t] = cache.draws[mode][t] if keep_rounds else NULL
+        last_candidates[t] = cache.candidates[mode][t] if keep_rounds else NULL
+    if S == NULL or T == NULL or states == NULL or dirty_checker == NULL \
+            or dirty_victim == NULL or draws[0] == NULL or draws[1] == NULL:
+        free_bits(S); free_bits(T); free(states); free_bits(dirty_checker)
+        free_bits(dirty_victim); free_bits(draws[0]); free_bits(draws[1])
         raise MemoryError()
     keep = setup_context(&c, indexer, red_values, black_values, subs, False, 0, None)
     c.attacks = attacks
@@ -1476,6 +1633,9 @@ def perpetual_check_sets(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1
         bs_init(&states[t])
     tb_guard_begin()
     try:
+        with nogil:
+            draw_bits(&c, 0, draws[0], size, words, threads)
+            draw_bits(&c, 1, draws[1], size, words, threads)
         for checker in range(2):
             victim = checker ^ 1
             if not (c.kinds[checker] & attacking):
@@ -1486,50 +1646,70 @@ def perpetual_check_sets(Indexer indexer, uint16_t[::1] red_values, uint16_t[::1
                 if code != 0 and code != ILLEGAL and (code - 1) % 2 == 1:
                     opponent_never_wins = False
                     break
-            for w in range(words):
-                S[w] = 0
-            for idx in prange(size, nogil=True, num_threads=threads, schedule="dynamic",
-                              chunksize=1024):
-                if c.values[checker][idx] == 0 and not tb_stopping() and \
-                        only_checks_keep_draw(&c, &states[threadid()], checker, idx,
-                                              opponent_never_wins):
-                    tb_set_bit(S, idx)
-            candidates = 0
-            for w in range(words):
-                candidates += __builtin_popcountll(S[w])
-            if candidates == 0 or tb_stopping():
-                continue                # nothing to trap, no victims
-            while True:
+            with nogil:
+                if incremental:
+                    # The last round's candidates, tested again where a successor's draw
+                    # or the position's own changed.
+                    for w in range(words):
+                        S[w] = last_candidates[checker][w] & draws[checker][w]
+                        dirty_checker[w] = draws[checker][w] ^ last_draws[checker][w]
+                        dirty_victim[w] = draws[victim][w] ^ last_draws[victim][w]
+                    mark_all_predecessors(&c, states, threads, victim, dirty_victim,
+                                          dirty_checker, words)
+                    for w in range(words):
+                        dirty_checker[w] &= draws[checker][w]
+                        dirty_victim[w] = 0
+                else:
+                    for w in range(words):
+                        S[w] = 0
+                        dirty_checker[w] = draws[checker][w]
+                tested += test_dirty(&c, states, threads, checker, dirty_checker, S, NULL,
+                                     CANDIDATE, NULL, words, opponent_never_wins, &removed)
+                if keep_rounds:
+                    for w in range(words):
+                        last_candidates[checker][w] = S[w]
+                # T: the opponent's draws with an idle move into S, among S's predecessors.
                 for w in range(words):
                     T[w] = 0
-                for idx in prange(size, nogil=True, num_threads=threads, schedule="dynamic",
-                                  chunksize=1024):
-                    if c.values[victim][idx] == 0 and not tb_stopping() and \
-                            answers_quietly_into(&c, &states[threadid()], victim, idx, S):
-                        tb_set_bit(T, idx)
-                removed = 0
-                for idx in prange(size, nogil=True, num_threads=threads, schedule="dynamic",
-                                  chunksize=1024):
-                    if tb_stopping():
-                        continue
-                    if tb_bit(S, idx) and not drawing_checks_trapped(
-                            &c, &states[threadid()], checker, idx, T):
-                        tb_clear_bit(S, idx)
-                        removed += 1
-                if removed == 0 or tb_stopping():
-                    break
+                    dirty_victim[w] = 0
+                mark_all_predecessors(&c, states, threads, checker, S, dirty_victim, words)
+                for w in range(words):
+                    T[w] = dirty_victim[w] & draws[victim][w]
+                tested += test_dirty(&c, states, threads, victim, dirty_victim, T, S,
+                                     ANSWERS, dirty_checker, words, False, &removed)
+                for w in range(words):
+                    dirty_checker[w] = S[w]
+                while not tb_stopping():
+                    tested += test_dirty(&c, states, threads, checker, dirty_checker, S, T,
+                                         TRAPPED, dirty_victim, words, False, &removed)
+                    if removed == 0:
+                        break
+                    tested += test_dirty(&c, states, threads, victim, dirty_victim, T, S,
+                                         ANSWERS, dirty_checker, words, False, &removed)
             if tb_stopping():
                 break                   # the sets are unfinished: nothing goes out
             for w in range(words):
                 found += __builtin_popcountll(S[w])
                 out_checker[checker][w] |= S[w]
                 out_victim[victim][w] |= T[w]
+        if keep_rounds and not tb_stopping():
+            for w in range(words):
+                last_draws[0][w] = draws[0][w]
+                last_draws[1][w] = draws[1][w]
+            cache.known[mode] = True
+            cache.examined = tested
+            cache.examined_total += tested
+            cache.full_scans += not incremental
     finally:
         for t in range(threads):
             bs_free(&states[t])
         free(states)
         free_bits(S)
         free_bits(T)
+        free_bits(dirty_checker)
+        free_bits(dirty_victim)
+        free_bits(draws[0])
+        free_bits(draws[1])
         stopped = tb_guard_end()
     if stopped:
         raise_interrupted()

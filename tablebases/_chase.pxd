@@ -11,11 +11,12 @@ cpdef enum Attack:
     ATTACK_CHASE = 2         # it makes a new threat to win material, by a piece other than
                              # a king or a pawn (捉)
     ATTACK_PAWN_CHASE = 4    # ... by a pawn (idle unless both sides attack on every move)
+    ATTACK_MATE_THREAT = 8   # it threatens mate by checks (杀), no check itself
 
 # What the rule rounds forbid a perpetual attacker (Python reads AttackRules.RULES_CHINESE).
 cpdef enum AttackRules:
     RULES_CHECK = 0          # perpetual check only
-    RULES_CHINESE = 1        # checks and chases and their mixtures (中国象棋竞赛规则)
+    RULES_CHINESE = 1        # checks, mate threats, chases and their mixtures (中国象棋竞赛规则)
 
 cdef struct Threats:
     int count

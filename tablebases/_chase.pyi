@@ -11,6 +11,7 @@ class Attack(enum.IntEnum):
     ATTACK_CHECK = 1
     ATTACK_CHASE = 2
     ATTACK_PAWN_CHASE = 4
+    ATTACK_MATE_THREAT = 8
 
 class AttackRules(enum.IntEnum):
     RULES_CHECK = 0

@@ -1,12 +1,11 @@
 # cython: language_level=3
 """The chase test (捉) of the Chinese rules (中国象棋竞赛规则 棋例) on a position and a move.
 
-The same definition as :func:`xiangqi.rules.classify_move`, on the builder's C board, with
-one difference: a mate threat (杀) is not looked for, so a move the judge calls 杀 counts
-here as a chase if it also threatens material, else as idle.
+The same definition as :func:`xiangqi.rules.classify_move`, on the builder's C board.
 
-A move *attacks* when it checks, or when, were the opponent to pass, the mover could win a
-piece it could not win before the move:
+A move *attacks* when it checks; or when, were the opponent to pass, the mover could mate
+by at most ``MATE_THREAT_CHECKS`` checks in a row (杀, 28: the judge's search, 5 plies); or
+when, the opponent passing, the mover could win a piece it could not win before the move:
 
 * a threat is a legal capture of 子力 (a rook, horse, cannon, advisor, elephant, or a pawn
   across the river: never a king, never a pawn on its own side) that wins material in the
@@ -30,13 +29,18 @@ draw lost only where its side can keep the draw by nothing but attacks and the o
 always answer idly back into such a position, which holds whichever side began the cycle.
 Where the values would depend on the history, they take the position as the start of the
 game: the moves before it (a cycle already under way, the opponent's own attacks in it) are
-not known to a table, and ``xqstudio position judge`` rules on an actual game.  Not looked
-for: 长杀 (mate threats), so a perpetual mate threat that wins no material stays a draw.
+not known to a table, and ``xqstudio position judge`` rules on an actual game.  A mate
+threat is an attack like a check (长杀 and its mixtures are forbidden), so an answer is idle
+only if it neither checks, nor threatens mate, nor chases.
 """
 from xiangqi._core cimport (BoardState, BaseBoard, bs_make, bs_unmake, bs_legal_moves,
-                            bs_has_legal_move, bs_king_attacked, xq_move_from, xq_move_to,
-                            xq_make_move, sq256_of, EMPTY, MAX_MOVES, KING, ADVISOR,
+                            bs_pseudo_moves, bs_has_legal_move, bs_king_attacked, xq_move_from,
+                            xq_move_to, xq_make_move, sq256_of, EMPTY, MAX_MOVES, KING, ADVISOR,
                             ELEPHANT, HORSE, ROOK, CANNON, PAWN, BLACK_BIT)
+from xiangqi.rules import MATE_THREAT_CHECKS
+
+# The judge's depth of a mate threat (checking moves of the mover), read once.
+cdef int mate_threat_checks = MATE_THREAT_CHECKS
 
 
 cdef inline int piece_value(int piece) noexcept nogil:
@@ -89,6 +93,33 @@ cdef bint mates_in_one(BoardState* s) noexcept nogil:
         mate = not bs_has_legal_move(s)
         bs_unmake(s)
         if mate:
+            return True
+    return False
+
+
+cdef bint mates_by_checks(BoardState* s, int checks) noexcept nogil:
+    """Does the side to move mate with at most ``checks`` checking moves, every one a check
+    (xiangqi.rules._mates_by_checks)?"""
+    cdef int moves[MAX_MOVES]
+    cdef int replies[MAX_MOVES]
+    cdef int n = bs_pseudo_moves(s, moves), nr, i, r
+    cdef bint forced
+    for i in range(n):
+        bs_make(s, moves[i])
+        # Only legal checks (the mover's own king safe): most moves are neither.
+        if not bs_king_attacked(s, s.turn) or bs_king_attacked(s, s.turn ^ 1):
+            bs_unmake(s)
+            continue
+        nr = bs_legal_moves(s, replies)
+        forced = nr == 0 or checks > 1
+        for r in range(nr):
+            if not forced:
+                break
+            bs_make(s, replies[r])
+            forced = mates_by_checks(s, checks - 1)
+            bs_unmake(s)
+        bs_unmake(s)
+        if forced:
             return True
     return False
 
@@ -193,8 +224,9 @@ cdef int winnable_victims_of_mover(BoardState* s, int* attackers, int* victims) 
 
 
 cdef int move_attack(BoardState* s, int move, Threats* before) noexcept nogil:
-    """How the legal ``move`` of the side to move attacks: ATTACK_CHECK, else the bits
-    ATTACK_CHASE and ATTACK_PAWN_CHASE of its new threats, 0 for an idle move.  ``before``:
+    """How the legal ``move`` of the side to move attacks: ATTACK_CHECK, else
+    ATTACK_MATE_THREAT, else the bits ATTACK_CHASE and ATTACK_PAWN_CHASE of its new threats,
+    0 for an idle move (the judge's order: a 杀 is not also a 捉).  ``before``:
     the mover's :func:`find_threats` on ``s`` (computed here if NULL).  ``s`` is left as
     found."""
     cdef Threats own, after
@@ -208,6 +240,10 @@ cdef int move_attack(BoardState* s, int move, Threats* before) noexcept nogil:
         bs_unmake(s)
         return ATTACK_CHECK
     s.turn = mover                      # the opponent passes
+    if mates_by_checks(s, mate_threat_checks):
+        s.turn = mover ^ 1
+        bs_unmake(s)
+        return ATTACK_MATE_THREAT
     find_threats(s, &after)
     for i in range(after.count):
         old = False
@@ -232,7 +268,8 @@ cdef int move_attack(BoardState* s, int move, Threats* before) noexcept nogil:
 
 def attack_of(BaseBoard board, int from_square, int to_square):
     """The attack bits of the legal move ``from_square``-``to_square`` (points 0..89) on
-    ``board`` for its side to move (ATTACK_CHECK 1, ATTACK_CHASE 2, ATTACK_PAWN_CHASE 4):
+    ``board`` for its side to move (ATTACK_CHECK 1, ATTACK_CHASE 2, ATTACK_PAWN_CHASE 4,
+    ATTACK_MATE_THREAT 8):
     the test the rule rounds apply, for the probe and the tests to compare with the judge.
 
     >>> from xiangqi import Board, Move

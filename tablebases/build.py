@@ -23,6 +23,7 @@ from typing import NamedTuple
 from xiangqi.rules import NATURAL_LIMIT_PLIES
 
 from ._builder import (
+    RuleRounds,
     chase_sensitive_draws,
     narrow_codes,
     outcome_bitmaps,
@@ -172,9 +173,10 @@ def table_problem(path: Path) -> str | None:
     return None
 
 
-# Build timings vary from run to run: they go to the side file, not into the table's bytes.
+# Build timings vary from run to run: they go to the side file, not into the table's bytes,
+# with the work the rule searches did (how a build went, as its threads and seconds).
 def _is_timing(key: str) -> bool:
-    return key == "threads" or key.endswith("_seconds")
+    return key in ("threads", "rule_search_tested") or key.endswith("_seconds")
 
 
 def split_timings(info: dict) -> tuple[dict, dict]:
@@ -368,11 +370,12 @@ def _link_shared_table(material: Material, directory: Path, rules: str) -> None:
 # median over 15 tables of 1.3 M to 51.8 M entries, 2026-11-30: 7.9 microseconds).
 SECONDS_PER_ENTRY = 8e-6
 # What the chase rule's rounds add to a two-sided table built under the Chinese rules, per
-# entry and thread: the perpetual-attack search of each round (the chase test on the drawing
-# moves of every draw), measured on KRKR (2.5 microseconds, 2026-12-02, load 6-7).  A
-# round that finds positions also rebuilds DTM; in the tables measured the rounds found no
-# position beyond the perpetual checks', so one search is counted.
-CHASE_SECONDS_PER_ENTRY = 2.5e-6
+# entry and thread: the perpetual-attack search (the chase and mate-threat tests on the
+# drawing moves of every draw), measured on KRKR (2.7 microseconds, 2026-12-02, load 8).
+# Only the first round's search tests every draw (the later ones what their round changed),
+# so one search is counted; a round that finds positions also rebuilds DTM, as the
+# perpetual-check rounds of the default build do.
+CHASE_SECONDS_PER_ENTRY = 2.7e-6
 
 
 def estimated_seconds(size: int, threads: int, chase: bool = False) -> float:
@@ -380,7 +383,7 @@ def estimated_seconds(size: int, threads: int, chase: bool = False) -> float:
     a two-sided table under the Chinese rules, with the chase rule's rounds).
 
     >>> estimated_seconds(1_000_000, 1), estimated_seconds(1_000_000, 1, chase=True)
-    (8.0, 10.5)
+    (8.0, 10.7)
     """
     speedup = 1 if size < SMALL_TABLE else max(1.0, 0.8 * threads)
     per_entry = SECONDS_PER_ENTRY + (CHASE_SECONDS_PER_ENTRY if chase else 0.0)
@@ -721,6 +724,10 @@ def _build_metric(material: Material, indexer: Indexer, directory: Path, metric:
     passes = rounds = 0
     # Wall and CPU seconds per phase (retrograde's own, then the rule's).
     phases: dict[str, float] = {}
+    # The rule searches' candidates and draws from round to round: a round tests again only
+    # the positions whose successors' values changed.
+    searches = RuleRounds(indexer) if metric == "dtm" and apply_rule else None
+    examined: list[int] = []            # positions each round's searches tested
     red = black = None
     while True:
         del red, black                  # a new round's arrays replace the last round's
@@ -733,20 +740,24 @@ def _build_metric(material: Material, indexer: Indexer, directory: Path, metric:
         # The perpetual-check rule is settled on DTM; the other metrics reuse its sets.
         if metric != "dtm" or not apply_rule:
             break
+        assert searches is not None
+        before = searches.examined_total
         with _phase(phases, "perpetual_check"):
-            found = perpetual_check_sets(indexer, red, black, subs, *rules, threads=threads)
+            found = perpetual_check_sets(indexer, red, black, subs, *rules, threads=threads,
+                                         cache=searches)
         chased = 0
         if attacks != AttackRules.RULES_CHECK:
             with _phase(phases, "chase"):
                 chased = perpetual_check_sets(indexer, red, black, subs, *rules,
-                                              threads=threads, attacks=attacks)
+                                              threads=threads, attacks=attacks, cache=searches)
+        examined.append(searches.examined_total - before)
         if not found and not chased:
             break
         rounds += 1
         attacking = f", {chased:,} must stop attacking (checks and chases)" \
             if attacks != AttackRules.RULES_CHECK else ""
         log(f"{name}: perpetual-check round {rounds}: {found:,} positions must stop "
-            f"checking{attacking}; rebuilding")
+            f"checking{attacking} ({examined[-1]:,} positions tested); rebuilding")
     elapsed = time.perf_counter() - start
     cpu_seconds = time.process_time() - cpu_start
     rate = indexer.size * 2 * passes / elapsed / threads if elapsed > 0 else 0.0
@@ -760,6 +771,7 @@ def _build_metric(material: Material, indexer: Indexer, directory: Path, metric:
         info[f"{metric}_{key}"] = round(seconds, 3)
     if metric == "dtm":
         info["perpetual_check_rounds"] = rounds
+        info["rule_search_tested"] = examined
         chase_time: dict[str, float] = {}
         with _phase(chase_time, "chase_marks"):
             chase, marked = chase_marks(material, indexer, red, black, subs, threads) \

@@ -201,8 +201,9 @@ def cmd_probe(args: argparse.Namespace) -> int:
               f"{'ply' if value.dtc == 1 else 'plies'}")
     for item in ranked:
         if item.forbidden:
-            print(f"  {write(board, item.move):<10} forbidden: a perpetual check (长将) "
-                  "the rule takes away here")
+            what = "a perpetual attack (长将, 长杀, 长捉 or their mixtures)" \
+                if value.rule_set == "chinese" else "a perpetual check (长将)"
+            print(f"  {write(board, item.move):<10} forbidden: {what} the rule takes away here")
         else:
             print(f"  {write(board, item.move):<10} {describe(item.value, board.turn)}")
     return 0

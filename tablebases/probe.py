@@ -88,8 +88,8 @@ def describe(value: TableValue, side_to_move: int) -> str:
     if value.must_stop_checking:
         text += (f" ({COLOR_NAMES[side_to_move]} can hold only by perpetual check, 长将, "
                  "which loses)" if value.rule_set is None else
-                 f" ({COLOR_NAMES[side_to_move]} can hold only by perpetual attack, 长将 or "
-                 "长捉, which loses)")
+                 f" ({COLOR_NAMES[side_to_move]} can hold only by perpetual attack, 长将, "
+                 "长杀, 长捉 or their mixtures, which loses)")
     return text + _under(value)
 
 

@@ -46,8 +46,9 @@ RULE_SET_RULES = {
                            "after one check, by a piece other than a king or a pawn (a pawn's "
                            "chases count only against an attacker: 27.2); both sides attacking "
                            "on every move is a draw",
-        "mate_threat": "not applied (长杀 is not looked for: a move the judge calls 杀 counts "
-                       "as a chase if it threatens material, else as idle)",
+        "mate_threat": "applied (长杀 and its mixtures with checks and chases): a move that, "
+                       "were the opponent to pass, mates by at most three checks in a row "
+                       "(杀, as the judge finds it) is an attack, so never an idle answer",
         "history": "a value is that of the position as the start of a game: a draw is lost "
                    "only where the attacker cannot leave the attacks and the defender can "
                    "always answer idly, whichever side began the cycle; moves played before "

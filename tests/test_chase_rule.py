@@ -21,7 +21,7 @@ from xiangqi import Board, Move
 from xiangqi.rules import Kind, adjudicate, classify_move
 
 # What the perpetual-attack rule forbids (a pawn's chase is idle unless mutual, 27.2).
-FORBIDDEN = Attack.ATTACK_CHECK | Attack.ATTACK_CHASE
+FORBIDDEN = Attack.ATTACK_CHECK | Attack.ATTACK_CHASE | Attack.ATTACK_MATE_THREAT
 
 
 def played_twice(fen: str, cycle: list[str]) -> Board:
@@ -50,9 +50,10 @@ def judge_bits(fen: str, cycle: list[str]) -> list[int]:
     for text in cycle:
         move = Move.from_iccs(text)
         kind = classify_move(board, move, "chinese")
-        bits.append({Kind.CHECK: Attack.ATTACK_CHECK, Kind.CHASE: Attack.ATTACK_CHASE}.get(
-            kind.kind, 0) | (Attack.ATTACK_PAWN_CHASE if kind.kind is not Kind.CHECK
-                             and kind.pawn_chases else 0))
+        bits.append({Kind.CHECK: Attack.ATTACK_CHECK, Kind.CHASE: Attack.ATTACK_CHASE,
+                     Kind.MATE_THREAT: Attack.ATTACK_MATE_THREAT}.get(kind.kind, 0)
+                    | (Attack.ATTACK_PAWN_CHASE if kind.kind in (Kind.CHASE, Kind.IDLE)
+                       and kind.pawn_chases else 0))
         board.push(move)
     return bits
 
@@ -68,6 +69,13 @@ CLAUSES = [
     ("a check and a chase in turn (一将一捉) against idle moves loses",
      "1n5R1/9/4k4/9/9/9/9/5K3/9/9 w - - 0 1", ["h9h7", "e7e8", "h7h9", "e8e7"],
      "一将一捉", "闲", 0),
+    ("a mate threat on every move (长杀) against idle moves loses",
+     "9/3k5/9/9/9/9/9/2n2R3/9/4K4 w - - 0 1", ["f2f3", "c2b4", "f3f2", "b4c2"],
+     "长杀", "闲", 0),
+    ("a horse chases a crossed pawn on every move against idle pawn moves: the horse loses "
+     "(from a K N vs K P P position whose value the Chinese rules change: a draw by default)",
+     "4k4/9/9/9/9/9/4N4/3p5/p8/3K5 w - - 0 1", ["e3c4", "d2c2", "c4e3", "c2d2"],
+     "长捉", "闲", 0),
     ("both sides chase on every move (mutual chase): a draw",
      "5k3/9/9/9/9/2B5r/2N6/7c1/R6n1/3K5 w - - 0 1", ["a1a2", "i4i3", "a2a1", "i3i4"],
      "长捉", "长捉", None),
@@ -91,21 +99,20 @@ def test_chase_test_matches_the_judge_on_a_repeated_game(clause, fen, cycle, red
 
 
 def test_chase_test_matches_the_judge_on_random_positions():
-    """Every legal move of random positions with one or two attackers a side (no mate
-    threats: the chase test does not look for 杀)."""
+    """Every legal move of random positions with one or two attackers a side, mate threats
+    (杀) included."""
     rng = random.Random(18)
-    compared = 0
-    materials = ["KRkn", "KRkr", "KNkn", "KRkc", "KPkp", "KRAkna", "KRNkr"]
-    for fen in _random_positions(rng, materials, 60):
+    compared = threats = 0
+    materials = ["KRkn", "KRkr", "KNkn", "KRkc", "KPkp", "KRAkna", "KRNkr", "KCAkn"]
+    for fen in _random_positions(rng, materials, 80):
         board = Board(fen)
         for move in board.legal_moves:
             judged = classify_move(board, move, "chinese")
-            if judged.kind is Kind.MATE_THREAT:
-                continue
+            threats += judged.kind is Kind.MATE_THREAT
             compared += 1
             assert attack_of(board, move.from_square, move.to_square) == \
                 judge_bits(fen, [move.iccs()])[0], (fen, move.iccs(), str(judged))
-    assert compared > 500
+    assert compared > 500 and threats > 0
 
 
 def _random_positions(rng: random.Random, materials: list[str], count: int) -> list[str]:
@@ -189,3 +196,37 @@ def test_the_command_line_takes_the_rule_set(tables, capsys):
     assert main(["tb", "build", "KPKP", "--rules", "chinese", "--workers", "2", "--tables",
                  str(tables)]) == 2
     assert "--rules cannot be combined" in capsys.readouterr().err
+
+
+def test_incremental_rule_rounds_equal_a_fresh_search(tmp_path):
+    """A build's later rounds test again only the positions whose successors changed
+    (RuleRounds); on KRKN's values before and after its perpetual-check round, the searches
+    kept from round to round find the same sets as fresh searches, testing fewer positions."""
+    from tablebases._builder import RuleRounds, perpetual_check_sets, retrograde
+    from tablebases._chase import AttackRules
+    from tablebases.build import _load_sub_tables, _sub_specs, _zeroed_rules
+    from tablebases.format import TableFile
+    from tablebases.material import Material, indexer_for
+
+    build("KRKN", tmp_path, log=lambda line: None)
+    material = Material.parse("KRKN")
+    indexer = indexer_for(material)
+    subs = _sub_specs(material, _load_sub_tables(material, tmp_path, ("dtm",)), "dtm")
+    table = TableFile(table_path(tmp_path, "KRKN"))
+    final = [table.load_codes("dtm", 0), table.load_codes("dtm", 1)]
+    table.close()
+    first = [memoryview(bytearray(2 * indexer.size)).cast("H") for _ in range(2)]
+    retrograde(indexer, first[0], first[1], subs)      # before any rule round
+    rounds = RuleRounds(indexer)
+    for attacks in (AttackRules.RULES_CHECK, AttackRules.RULES_CHINESE):
+        perpetual_check_sets(indexer, *first, subs, *_zeroed_rules(indexer.size),
+                             attacks=attacks, cache=rounds)
+    full = rounds.examined_total
+    for attacks in (AttackRules.RULES_CHECK, AttackRules.RULES_CHINESE):
+        kept, fresh = _zeroed_rules(indexer.size), _zeroed_rules(indexer.size)
+        found = perpetual_check_sets(indexer, *final, subs, *kept, attacks=attacks,
+                                     cache=rounds)
+        assert found == perpetual_check_sets(indexer, *final, subs, *fresh, attacks=attacks)
+        assert [bytes(bits) for bits in kept] == [bytes(bits) for bits in fresh]
+    assert rounds.full_scans == 2
+    assert 0 < rounds.examined_total - full < full
