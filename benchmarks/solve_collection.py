@@ -86,7 +86,7 @@ def cheap_tables(every: list[tuple[int, str, str]], minutes: float) -> list[str]
         if material.piece_count() > MAX_TABLE_PIECES or str(material) in sizes:
             continue
         size = indexer_for(material).size
-        if estimated_seconds(size, 2) <= minutes * 60:
+        if estimated_seconds(size, 2, material=material) <= minutes * 60:
             sizes[str(material)] = size
     return sorted(sizes, key=lambda name: (sizes[name], name))
 

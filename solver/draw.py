@@ -218,7 +218,7 @@ def table_need(board: Board, directory: Path | str | None, threads: int = 1) -> 
     own = memory_needed(material, size, [])
     if own > need.available:
         need.memory = own
-        need.seconds = estimated_seconds(size, threads)
+        need.seconds = estimated_seconds(size, threads, material=material)
         need.missing = [name]
         return need
     for sub in material.build_order():
@@ -228,7 +228,7 @@ def table_need(board: Board, directory: Path | str | None, threads: int = 1) -> 
         sub_size = indexer_for(sub).size
         sizes = [indexer_for(c).size for c in {c.canonical() for c in sub.captures()}]
         need.missing.append(sub_name)
-        need.seconds += estimated_seconds(sub_size, threads)
+        need.seconds += estimated_seconds(sub_size, threads, material=sub)
         need.memory = max(need.memory, memory_needed(sub, sub_size, sizes))
     return need
 

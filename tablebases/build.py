@@ -301,7 +301,7 @@ def build(materials: str | list[str], directory: Path | str, threads: int = 1,
             raise BuildError(f"{name} needs about {need / 2**30:.1f} GiB of memory but only "
                              f"{have / 2**30:.1f} GiB is available")
         estimate = estimated_seconds(indexer.size, threads,
-                                     chase=attacks != AttackRules.RULES_CHECK)
+                                     chase=attacks != AttackRules.RULES_CHECK, material=material)
         log(f"{name}: estimated {estimate:,.0f} s on {threads} thread(s)")
         if progress is not None and hasattr(progress, "start_table"):
             progress.start_table(name, estimate)
@@ -376,17 +376,43 @@ SECONDS_PER_ENTRY = 8e-6
 # so one search is counted; a round that finds positions also rebuilds DTM, as the
 # perpetual-check rounds of the default build do.
 CHASE_SECONDS_PER_ENTRY = 2.7e-6
+# A rook on each side and at least five pieces (K R P vs K R, K R C vs K R, K R N vs K R):
+# long mates, so many DTM passes, and perpetual checks everywhere, so long perpetual-check
+# rounds.  Measured CPU seconds an entry (2026-12-02, load 5-11): KRPKR 28.1, KRCKR 29.6,
+# KRNKR 17.7 µs (the other two-sided tables 1.8-7.9, the one-sided 1.0-2.6): 25 µs an
+# entry, 3× the general figure.  Under the Chinese rules KRNKR took 58.3 µs: the chase
+# rounds rebuild DTM several times (8 rounds), so they add 35 µs an entry there.
+ROOK_PAIR_SECONDS_PER_ENTRY = 25e-6
+ROOK_PAIR_CHASE_SECONDS_PER_ENTRY = 35e-6
 
 
-def estimated_seconds(size: int, threads: int, chase: bool = False) -> float:
+def _rook_pair(material: Material | None) -> bool:
+    """A rook on each side, five pieces or more (see ROOK_PAIR_SECONDS_PER_ENTRY).
+
+    >>> _rook_pair(Material.parse("KRPKR")), _rook_pair(Material.parse("KRKR"))
+    (True, False)
+    """
+    return (material is not None and material.piece_count() >= 5
+            and "R" in material.red and "R" in material.black)
+
+
+def estimated_seconds(size: int, threads: int, chase: bool = False,
+                      material: Material | None = None) -> float:
     """A rough time estimate for building a table of ``size`` entries per side (``chase``:
-    a two-sided table under the Chinese rules, with the chase rule's rounds).
+    a two-sided table under the Chinese rules, with the chase rule's rounds; ``material``,
+    when given, picks the figure of its kind: see ROOK_PAIR_SECONDS_PER_ENTRY).
 
     >>> estimated_seconds(1_000_000, 1), estimated_seconds(1_000_000, 1, chase=True)
     (8.0, 10.7)
+    >>> estimated_seconds(1_000_000, 1, material=Material.parse("KRPKR"))
+    25.0
     """
     speedup = 1 if size < SMALL_TABLE else max(1.0, 0.8 * threads)
-    per_entry = SECONDS_PER_ENTRY + (CHASE_SECONDS_PER_ENTRY if chase else 0.0)
+    if _rook_pair(material):
+        per_entry = ROOK_PAIR_SECONDS_PER_ENTRY + (
+            ROOK_PAIR_CHASE_SECONDS_PER_ENTRY if chase else 0.0)
+    else:
+        per_entry = SECONDS_PER_ENTRY + (CHASE_SECONDS_PER_ENTRY if chase else 0.0)
     return size * per_entry / speedup
 
 

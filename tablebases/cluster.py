@@ -197,7 +197,8 @@ def plan_build(materials: Sequence[str], directory: Path | str, threads: int = 1
                     reason = f"damaged or of an older format ({problem})"
                 elif verify and read_header(path).extra.get("unverified"):
                     reason = "built without the re-check"
-        plans.append(TablePlan(name, size, need, estimated_seconds(size, threads), subs,
+        estimate = estimated_seconds(size, threads, material=material)
+        plans.append(TablePlan(name, size, need, estimate, subs,
                                bool(reason), reason, path))
     return plans
 

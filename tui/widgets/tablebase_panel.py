@@ -105,7 +105,8 @@ def plan_build(material: Material, directory: Path, threads: int) -> BuildPlan:
     missing = []
     for table in canonical.build_order():
         if not table_path(directory, str(table)).exists():
-            missing.append((str(table), estimated_seconds(indexer_for(table).size, threads)))
+            missing.append((str(table), estimated_seconds(indexer_for(table).size, threads,
+                                                         material=table)))
     return BuildPlan(str(canonical), tuple(missing), need)
 
 
