@@ -32,30 +32,32 @@ def played_twice(fen: str, cycle: list[str]) -> Board:
     return board
 
 
-def builder_bits(fen: str, cycle: list[str]) -> list[int]:
-    """The chase test's attack bits of each move of ``cycle`` from ``fen``."""
+def along_cycle(fen: str, cycle: list[str], measure) -> list[int]:
+    """``measure(board, move)`` of each move of ``cycle`` from ``fen``, the move then played."""
     board = Board(fen)
-    bits = []
+    values = []
     for text in cycle:
         move = Move.from_iccs(text)
-        bits.append(attack_of(board, move.from_square, move.to_square))
+        values.append(measure(board, move))
         board.push(move)
-    return bits
+    return values
+
+
+def builder_bits(fen: str, cycle: list[str]) -> list[int]:
+    """The chase test's attack bits of each move of ``cycle`` from ``fen``."""
+    return along_cycle(fen, cycle,
+                       lambda board, move: attack_of(board, move.from_square, move.to_square))
 
 
 def judge_bits(fen: str, cycle: list[str]) -> list[int]:
     """The same from the judge's classification of each move."""
-    board = Board(fen)
-    bits = []
-    for text in cycle:
-        move = Move.from_iccs(text)
+    def bits(board: Board, move: Move) -> int:
         kind = classify_move(board, move, "chinese")
-        bits.append({Kind.CHECK: Attack.ATTACK_CHECK, Kind.CHASE: Attack.ATTACK_CHASE,
-                     Kind.MATE_THREAT: Attack.ATTACK_MATE_THREAT}.get(kind.kind, 0)
-                    | (Attack.ATTACK_PAWN_CHASE if kind.kind in (Kind.CHASE, Kind.IDLE)
-                       and kind.pawn_chases else 0))
-        board.push(move)
-    return bits
+        return ({Kind.CHECK: Attack.ATTACK_CHECK, Kind.CHASE: Attack.ATTACK_CHASE,
+                 Kind.MATE_THREAT: Attack.ATTACK_MATE_THREAT}.get(kind.kind, 0)
+                | (Attack.ATTACK_PAWN_CHASE if kind.kind in (Kind.CHASE, Kind.IDLE)
+                   and kind.pawn_chases else 0))
+    return along_cycle(fen, cycle, bits)
 
 
 # (clause, start, cycle, Red's conduct, Black's conduct, who loses by repeating)
