@@ -6,6 +6,8 @@
     python benchmarks/solve_collection.py --tables DIR --build-tables 15 ...  # build some first
     python benchmarks/solve_collection.py --cluster tcp://HOST:8786 ...   # on a Dask cluster
     python benchmarks/solve_collection.py --workers 2 ...     # on a Dask LocalCluster here
+    python benchmarks/solve_collection.py --refute-recorded --refute-seconds 0 \
+        --refute-nodes 5000000 --jobs 2        # only refute the recorded unproven wins
 
 Each position is first solved as a continuous-check problem (every Red move checks, up to
 ``--checks-moves`` moves, ``--checks-seconds`` each); if that proves no such mate, quiet moves
@@ -24,10 +26,13 @@ collected by this process and the file written once at the end, as without a clu
 Writes puzzles/data/shiqingyaqu551_verdicts.tsv (number, stipulation, verdict, moves,
 order, main_line) unless ``--no-write`` or ``--numbers`` is given: verdict "mate" (shortest
 length proven), "mate within N" (a mate proven with its line, its minimality not within the
-budget), "no mate within N" (the full-width search proved none), "unproven", or for draw
-studies "unverified".  Prints one line per problem and the figures of the benchmark: the
-share of the wins without a continuous-check solution proved with a main line and with the
-exact length, and the continuous-check ones still exact.
+budget), "no mate within N" (the full-width search proved none), "unproven", "refuted"
+(no mate proven, and Black mates in ``moves`` whatever Red plays: the position is lost as
+set; its line is Red's longest resistance, then Black's mate; ``--refute-seconds``) or
+"refuted within N", or for draw studies "unverified".  Prints one line per problem and the
+figures of the benchmark: the share of the wins without a continuous-check solution proved
+with a main line and with the exact length, the continuous-check ones still exact, and the
+refuted ones.
 """
 from __future__ import annotations
 
@@ -40,8 +45,9 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from puzzles.catalogue import composition_numbers, replay_fault
+from puzzles.catalogue import composition_numbers, refutation_verdict, replay_fault
 from solver import Limits, solve
+from solver.refute import refute
 from tablebases import open_tablebase
 from xiangqi import Board, Move
 
@@ -119,10 +125,44 @@ def verdict_of(task: tuple) -> dict:
     order = ""
     if result.verdict == "mate":
         order = "full" if result.order is None else str(result.order)
+    moves, line = (result.length if result.verdict == "mate" else ""), result.main_line
+    if stipulation == "win" and result.verdict != "mate" and (args.refute_seconds or
+                                                               args.refute_nodes):
+        refutation = refute(board, args.refute_moves, tables,
+                            Limits(seconds=args.refute_seconds, nodes=args.refute_nodes,
+                                   lambda_orders=args.orders))
+        tb_leaves += refutation.tb_leaves
+        if refutation.refuted:
+            verdict, moves = refutation_verdict(refutation)
+            line = refutation.main_line
+            order = "full" if refutation.order is None else str(refutation.order)
     return {"number": number, "stipulation": stipulation, "verdict": verdict,
-            "moves": result.length if result.verdict == "mate" else "", "order": order,
-            "main_line": " ".join(m.iccs() for m in result.main_line),
+            "moves": moves, "order": order, "main_line": " ".join(m.iccs() for m in line),
             "seconds": time.perf_counter() - start, "tb_leaves": tb_leaves}
+
+
+def refutation_of(task: tuple) -> dict:
+    """``--refute-recorded``: a recorded row of a win without a proven mate, refuted if the
+    refutation proves within its budget that Black mates whatever Red plays, else as it was."""
+    row, fen, args = task
+    start = time.perf_counter()
+    tables = open_tablebase(args.tables) if args.tables else None
+    refutation = refute(Board(fen), args.refute_moves, tables,
+                        Limits(seconds=args.refute_seconds, nodes=args.refute_nodes,
+                               lambda_orders=args.orders))
+    row = {**row, "seconds": time.perf_counter() - start, "tb_leaves": refutation.tb_leaves}
+    if refutation.refuted:
+        verdict, moves = refutation_verdict(refutation)
+        row.update(verdict=verdict, moves=moves,
+                   order="full" if refutation.order is None else str(refutation.order),
+                   main_line=" ".join(m.iccs() for m in refutation.main_line))
+    return row
+
+
+def recorded_rows() -> list[dict]:
+    with TARGET.open(encoding="utf-8", newline="") as handle:
+        return [{**row, "number": int(row["number"]), "seconds": 0.0, "tb_leaves": 0}
+                for row in csv.DictReader(handle, delimiter="\t")]
 
 
 def summary(rows: list[dict], elapsed: float) -> list[str]:
@@ -147,6 +187,8 @@ def summary(rows: list[dict], elapsed: float) -> list[str]:
         "quiet-move proofs by order: " + ", ".join(
             f"{order or '-'}: {sum(1 for r in proved if r['order'] == order)}"
             for order in sorted({r["order"] for r in proved})),
+        f"refuted (lost for Red as set: Black mates whatever Red plays): "
+        f"{share([r for r in quiet if r['verdict'].startswith('refuted')], quiet)}",
         f"draw studies (title says 和): {sum(1 for r in rows if r['stipulation'] == 'draw')}",
         f"tablebase leaves: {sum(r['tb_leaves'] for r in rows):,} in "
         f"{sum(1 for r in rows if r['tb_leaves'])} problems",
@@ -161,11 +203,15 @@ def line_fault(row: dict, fen: str) -> str | None:
         moves = [Move.from_iccs(text) for text in row["main_line"].split()]
     except ValueError as error:
         return str(error)
-    fault = replay_fault(Board(fen), moves, row["stipulation"] == "checks")
+    refuted = row["verdict"].startswith("refuted")
+    fault = replay_fault(Board(fen), moves, row["stipulation"] == "checks" and not refuted,
+                         refutation=refuted)
     if fault is not None:
         return fault
-    stated = 2 * int(row["moves"]) - 1
-    if len(moves) > stated or (row["verdict"] == "mate" and len(moves) != stated):
+    # A refutation's line is Red's move, then Black's mate: two plies a Black move.
+    stated = 2 * int(row["moves"]) - (0 if refuted else 1)
+    if len(moves) > stated or (row["verdict"] in ("mate", "refuted")
+                               and len(moves) != stated):
         return f"the line takes {len(moves)} plies, the verdict {stated}"
     return None
 
@@ -193,7 +239,8 @@ def on_cluster(tasks: list[tuple], args: argparse.Namespace, show) -> list[dict]
     from puzzles.cluster import ClusterError, connect, dashboard_note, run_tasks
 
     budget = repr([args.checks_seconds, args.checks_moves, args.any_seconds, args.any_moves,
-                   args.any_nodes, args.orders, args.tables])
+                   args.any_nodes, args.orders, args.tables, args.refute_seconds,
+                   args.refute_nodes, args.refute_moves])
     token = "0" + hashlib.sha1(budget.encode()).hexdigest()[:11]
     try:
         with connect(args.cluster, args.workers) as client:
@@ -218,6 +265,16 @@ def main() -> None:
                         help="node budget of a quiet-move search (0: none); unlike seconds, "
                              "the verdicts then do not depend on the machine or its load")
     parser.add_argument("--orders", type=int, default=3, help="λ orders before full width")
+    parser.add_argument("--refute-seconds", type=float, default=10.0,
+                        help="a win without a proven mate: time to prove that Black mates "
+                             "whatever Red plays (0 with --refute-nodes 0: no refutation)")
+    parser.add_argument("--refute-nodes", type=int, default=0,
+                        help="node budget of a refutation (0: none)")
+    parser.add_argument("--refute-moves", type=int, default=30,
+                        help="bound on Black's moves in a refutation")
+    parser.add_argument("--refute-recorded", action="store_true",
+                        help="only refute the recorded wins without a proven mate (the other "
+                             "rows of the verdicts file are kept) and write the file again")
     parser.add_argument("--jobs", type=int, default=1, help="problems solved at once")
     parser.add_argument("--cluster", default=None, metavar="ADDRESS",
                         help="a Dask scheduler (tcp://host:8786): one task per problem")
@@ -252,6 +309,18 @@ def main() -> None:
     chosen = set(composition_numbers(args.numbers) if args.numbers
                  else range(1, len(every) + 1))
     tasks = [(number, fen, title, args) for number, fen, title in every if number in chosen]
+    solve_one = verdict_of
+    recorded: dict[int, dict] = {}
+    if args.refute_recorded:
+        if not (args.refute_seconds or args.refute_nodes):
+            parser.error("--refute-recorded needs a refutation budget (--refute-seconds or "
+                         "--refute-nodes)")
+        recorded = {row["number"]: row for row in recorded_rows()}
+        fens = {number: fen for number, fen, _ in every}
+        tasks = [(row, fens[number], args) for number, row in recorded.items()
+                 if number in chosen and row["stipulation"] == "win"
+                 and not row["verdict"].startswith(("mate", "refuted"))]
+        solve_one = refutation_of
     start = time.perf_counter()
     rows = []
 
@@ -260,16 +329,22 @@ def main() -> None:
               f"{row['moves']!s:>3} {row['order']:>4} {row['seconds']:6.1f} s", flush=True)
 
     if args.cluster or args.workers:
+        if args.refute_recorded:
+            parser.error("--refute-recorded runs here (--jobs), not on a cluster")
         rows = on_cluster(tasks, args, show)
     else:
         with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-            for row in pool.map(verdict_of, tasks):
+            for row in pool.map(solve_one, tasks):
                 rows.append(row)
                 show(row)
+    if args.refute_recorded:
+        recorded.update((row["number"], row) for row in rows)
+        rows = [recorded[number] for number in sorted(recorded)]
     for line in summary(rows, time.perf_counter() - start):
         print(line)
     fens = {number: fen for number, fen, _ in every}
-    faults = [(row["number"], fault) for row in rows if row["verdict"].startswith("mate")
+    faults = [(row["number"], fault) for row in rows
+              if row["verdict"].startswith(("mate", "refuted"))
               and (fault := line_fault(row, fens[row["number"]])) is not None]
     for number, fault in faults:
         print(f"No. {number}: {fault}")

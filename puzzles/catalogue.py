@@ -44,6 +44,7 @@ from pathlib import Path
 import sqlite_utils
 
 from solver import Limits, solve
+from solver.refute import Refutation, refute
 from tablebases import open_tablebase
 from xiangqi import Board, FenError, Move
 from xiangqi.notation import write_line
@@ -232,10 +233,11 @@ def composition_numbers(text: str) -> list[int]:
 
 
 def replay_fault(board: Board, moves: list[Move], checks: bool,
-                 name: str = "line") -> str | None:
+                 name: str = "line", refutation: bool = False) -> str | None:
     """What is wrong with the mating ``name`` (a line, a solution) from ``board``, or None:
     every move legal, every attacker move a check when ``checks`` (a continuous-check
-    problem), and the last move mates (the defender to move without a legal move).
+    problem), and the last move mates (the defender to move without a legal move).  A
+    ``refutation``'s line mates the side to move of ``board`` instead.
 
     >>> board = Board("3k5/9/9/9/9/9/9/9/9/R3K4 w - - 0 1")
     >>> replay_fault(board, [Move.from_iccs("a0a1")], checks=True)
@@ -250,9 +252,24 @@ def replay_fault(board: Board, moves: list[Move], checks: bool,
         if checks and ply % 2 == 0 and not replay.gives_check(move):
             return f"{name} move {ply + 1} ({move.iccs()}) is not a check"
         replay.push_unchecked(move)
-    if replay.has_legal_move() or replay.turn == board.turn:
+    if replay.has_legal_move() or (replay.turn == board.turn) != refutation:
         return f"the {name} does not end in mate"
     return None
+
+
+def refutation_verdict(refutation: Refutation) -> tuple[str, int | None]:
+    """A :func:`solver.refute.refute` answer as a recorded verdict and its length (the
+    mating side's moves): "refuted" (the length the shortest), "refuted within N", or the
+    usual "unproven" (not refuted, or not within the budget: the win is still open).
+
+    >>> refutation_verdict(refute(Board("3k5/9/9/9/9/9/9/r8/9/4K4 w"), max_moves=3))
+    ('refuted', 2)
+    """
+    if not refutation.refuted:
+        return "unproven", None
+    if refutation.exact:
+        return "refuted", refutation.length
+    return f"refuted within {refutation.length}", refutation.length
 
 
 def check_example(row: dict, run_solver: bool,
@@ -949,7 +966,10 @@ def verify_composition(fen: str, stipulation: str, budget: VerifyBudget) -> dict
     the draw analysis within the budget; any other first as a continuous-check problem (up to
     80 moves) and, if that proves none, with quiet moves up to ``max_moves``.  Verdicts as
     ``benchmarks/solve_collection.py`` writes them: "mate", "mate within N", "no mate within
-    N", "unproven" (a draw study's: "draw", "no win within N", "unproven within N", ...).
+    N", "unproven", and when no mate is proven but the other side mates against every move
+    (:func:`solver.refute.refute`, within the same budget) "refuted" or "refuted within N",
+    with that mate's length and line (a draw study's: "draw", "no win within N", "unproven
+    within N", ...).
     Returns stipulation, verdict, moves, main_line (ICCS), main_line_zh and seconds."""
     start = time.perf_counter()
     board = Board(fen)
@@ -980,6 +1000,11 @@ def verify_composition(fen: str, stipulation: str, budget: VerifyBudget) -> dict
                 if not result.exact:
                     verdict = f"mate within {result.length}"
             line = list(result.main_line) if result.verdict == "mate" else []
+            if stipulation == "win" and result.verdict != "mate":
+                refutation = refute(board, tablebases=tables, limits=limits)
+                if refutation.refuted:
+                    verdict, moves = refutation_verdict(refutation)
+                    line = refutation.main_line
     finally:
         if tables is not None:
             tables.close()

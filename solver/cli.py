@@ -166,6 +166,52 @@ def cmd_solve(args: argparse.Namespace) -> int:
     return status
 
 
+def _print_refutation(refutation, board, notation: str) -> None:
+    print(refutation.describe(board))
+    if refutation.main_line:
+        print("Refutation (the longest resistance; ties: first in ICCS order):")
+        print(_numbered(write_line(board, refutation.main_line, notation), board.turn))
+
+
+def cmd_refute(args: argparse.Namespace) -> int:
+    """``problem refute``: is the side to move mated whatever it plays?"""
+    from .refute import DEFAULT_REFUTATION_MOVES, refute
+
+    board = read_board(args.fen, args)
+    if board is None:
+        return 1
+    progress = LiveProgress(args.json)
+    progress.entries = 1 << args.table_bits
+    tablebase = _open_tables(args)
+    with _interruptible(progress, tablebase):
+        refutation = refute(board, args.max_moves or DEFAULT_REFUTATION_MOVES, tablebase,
+                            _limits(args), progress)
+    status = 130 if progress.cancelled else 0 if refutation.refuted else 1
+    if args.json:
+        emit({"fen": board.fen(), **refutation.to_dict(), "interrupted": progress.cancelled})
+        return status
+    if progress.cancelled and not refutation.refuted:
+        print("Refutation unknown: interrupted (Ctrl-C)")
+    else:
+        _print_refutation(refutation, board, args.notation)
+    tables = f", {refutation.tb_leaves:,} tablebase leaves" if refutation.tb_leaves else ""
+    print(f"{refutation.nodes:,} nodes in {refutation.seconds:.2f} s{tables}", file=sys.stderr)
+    return status
+
+
+def _refute_arguments(refute_: argparse.ArgumentParser) -> None:
+    from .refute import DEFAULT_REFUTATION_MOVES
+
+    refute_.add_argument("fen", metavar="FEN")
+    refute_.add_argument("--max-moves", type=_at_most(MAX_MOVES_BOUND), default=None,
+                         help="bound on the other side's moves to mate (default "
+                              f"{DEFAULT_REFUTATION_MOVES})")
+    add_notation_option(refute_)
+    add_json_option(refute_)
+    _search_options(refute_)
+    refute_.set_defaults(handler=cmd_refute)
+
+
 def _sound(report) -> bool:
     """Whether the problem meets its stipulation soundly (the exit status of verify)."""
     if report.unproven:
@@ -189,7 +235,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
     try:
         with _interruptible(progress, tablebase):
             report = verify(board, args.stipulation, args.moves, args.line,
-                            tablebase=tablebase, limits=_limits(args), progress=progress)
+                            tablebase=tablebase, limits=_limits(args), progress=progress,
+                            refutation=not args.no_refute)
     except SolverError as error:
         return fail(args, str(error))
     status = 130 if progress.cancelled else 0 if _sound(report) else 1
@@ -232,6 +279,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
             replay.push(move)
         if not report.duals:
             print("No duals on the main line.")
+    if report.refutation is not None:
+        _print_refutation(report.refutation, board, args.notation)
     if report.intended is not None:
         check = report.intended
         verdict = "sound" if check.forced and check.minimal and not check.problem else "flawed"
@@ -348,6 +397,7 @@ def _report_json(report) -> dict:
         "duals": [{"ply": d.ply, "move": d.move.iccs(), "length": d.length} for d in report.duals],
         "main_line": [m.iccs() for m in report.main_line], "unproven": report.unproven,
         "exact": report.exact,
+        "refutation": report.refutation.to_dict() if report.refutation else None,
     }
     if report.intended is not None:
         data["intended"] = report.intended.__dict__
@@ -460,6 +510,9 @@ def _verify_arguments(verify: argparse.ArgumentParser) -> None:
                         help="stipulated number of attacker moves (default: the forced length; "
                              f"for draw: the search bound, {DEFAULT_DRAW_BOUND})")
     verify.add_argument("--line", default=None, help="the recorded solution, any notation")
+    verify.add_argument("--no-refute", action="store_true",
+                        help="when no mate is proven, do not search for the other side's mate "
+                             "against every move (by default it runs within the same budget)")
     add_notation_option(verify)
     add_json_option(verify)
     _search_options(verify, per_search=True)
@@ -488,13 +541,17 @@ def _draw_options(parser: argparse.ArgumentParser) -> None:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    problem = subparsers.add_parser("problem", help="mate problems: solve, verify soundness")
+    problem = subparsers.add_parser("problem",
+                                    help="mate problems: solve, verify soundness, refute")
     actions = problem.add_subparsers(dest="problem_command", metavar="ACTION", required=True)
     _solve_arguments(actions.add_parser("solve", help="prove a mate for the side to move "
                                                       "(exit status 1: none proven)"))
     _verify_arguments(actions.add_parser(
         "verify", help="soundness of a problem: key, cooks, duals, tries (exit status 1: "
                        "not sound)"))
+    _refute_arguments(actions.add_parser(
+        "refute", help="prove that the side to move is mated whatever it plays: a win "
+                       "stipulation false as set (exit status 1: not proven)"))
     # The old flat spellings, kept for scripts (not listed in the help).
     _solve_arguments(subparsers.add_parser("solve"))
     _verify_arguments(subparsers.add_parser("verify"))

@@ -514,7 +514,7 @@ class Solver:
         start = time.perf_counter()
         deadline, node_limit = self._reserve_for_line()
         status, length = self.shortest(self.board, max_moves)
-        cancelled = bool(self.search.stopped) and not self._limit_reached(deadline, node_limit)
+        cancelled = bool(self.search.stopped) and not self.limit_reached()
         exact = self.exact
         if status == UNKNOWN and self.best_upper is not None:
             status, length, exact = PROVEN, self.best_upper, False
@@ -538,7 +538,7 @@ class Solver:
                            table_mate_moves(self.board, self.mode, self.tablebase)
                            if self.search.root_from_table else None)
 
-    def _limit_reached(self, deadline: float, node_limit: int) -> bool:
+    def limit_reached(self) -> bool:
         """Did the search stop at a budget (rather than by :meth:`cancel`)?"""
         return bool(self.search.deadline and time.time() >= self.search.deadline) or bool(
             self.search.node_limit and self.search.nodes >= self.search.node_limit)

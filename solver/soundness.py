@@ -11,14 +11,15 @@ Terms as composers use them:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from xiangqi import Board, Move
 from xiangqi.notation import NotationError, parse_line, write_line
 from xiangqi.pieces import COLOR_NAMES
 
-from ._dfpn import DISPROVEN, PROVEN
+from ._dfpn import DISPROVEN, PROVEN, UNKNOWN
+from .refute import Refutation, refute
 from .search import DEFAULT_MAX_MOVES, Limits, Solver, SolverError
 from .types import (
     DEFAULT_DRAW_BOUND,
@@ -32,6 +33,9 @@ from .types import (
 
 if TYPE_CHECKING:
     from .draw import DrawAnalysis
+
+# A verify whose mate search has no budget gives its refutation this many seconds.
+REFUTATION_SECONDS = 30.0
 
 _VERDICTS = {PROVEN: Verdict.MATE, DISPROVEN: Verdict.NO_MATE}   # else Verdict.UNKNOWN
 
@@ -87,6 +91,9 @@ class SoundnessReport:
     draw: DrawCheck | None = None
     unproven: list[str] = field(default_factory=list)
     analysis: DrawAnalysis | None = None     # a draw stipulation's full analysis
+    # When no mate is proven: whether the other side mates whatever the side to move plays
+    # (a win stipulation that is false as set).
+    refutation: Refutation | None = None
 
     @property
     def sound(self) -> bool:
@@ -97,13 +104,18 @@ def verify(board: Board, stipulation: str = Stipulation.WIN, moves: int | None =
            line: str | list[str] | None = None, tablebase=None,
            limits: Limits | None = None,
            progress: Callable[[int, int], bool | None] | None = None,
-           **draw_options) -> SoundnessReport:
+           refutation: bool = True, **draw_options) -> SoundnessReport:
     """Check a problem: ``stipulation`` "win" (mate, quiet moves allowed), "checks" (every
     attacker move checks) or "draw" (红先和: neither side can force a win).  ``moves`` is the
     stipulated number of attacker moves (default: the forced length).  ``progress`` is the
     searches' hook as in :func:`solver.search.solve`; returning True cancels, and the report
     is then incomplete.  ``draw_options`` go to :func:`solver.draw.analyse_draw` (``rules``,
-    ``phase``, ``traps``, ``line``, ``trap_moves``, ``line_plies``)."""
+    ``phase``, ``traps``, ``line``, ``trap_moves``, ``line_plies``).
+
+    When no mate is proven (and the user did not cancel), ``refutation`` runs
+    :func:`solver.refute.refute` within the same budget again (:data:`REFUTATION_SECONDS`
+    when the budget is unlimited): a problem whose side to move is mated whatever it plays
+    says so, with the longest resistance and the mate against it."""
     if stipulation not in STIPULATIONS:
         raise SolverError(f"unknown stipulation {stipulation!r}: use win, checks or draw")
     if stipulation == Stipulation.DRAW:
@@ -122,6 +134,10 @@ def verify(board: Board, stipulation: str = Stipulation.WIN, moves: int | None =
     if status != PROVEN or length is None:
         if status != DISPROVEN:
             report.unproven.append("the mate search hit a limit")
+        if refutation and not (status == UNKNOWN and solver.stopped and
+                               not solver.limit_reached()):
+            report.refutation = refute(board, tablebases=tablebase,
+                                       limits=_refutation_limits(limits), progress=progress)
         return report
     report.exact = solver.exact
     if not solver.exact:
@@ -140,13 +156,21 @@ def verify(board: Board, stipulation: str = Stipulation.WIN, moves: int | None =
         if status == PROVEN and n is not None:
             report.cooks.append(Alternative(move, n + 1))
         elif status == DISPROVEN:
-            refutation = _single_refutation(solver, after, bound - 1)
-            if refutation is not None:
-                report.tries.append(Alternative(move, None, refutation))
+            defence = _single_refutation(solver, after, bound - 1)
+            if defence is not None:
+                report.tries.append(Alternative(move, None, defence))
         else:
             report.unproven.append(f"first move {move.iccs()}")
     report.duals = _duals(solver, report.main_line, length)
     return report
+
+
+def _refutation_limits(limits: Limits | None) -> Limits:
+    """The refutation's budget: the mate search's again, with a cap when it has none."""
+    limits = limits or Limits()
+    if limits.seconds or limits.nodes:
+        return limits
+    return replace(limits, seconds=REFUTATION_SECONDS)
 
 
 def _single_refutation(solver: Solver, after: Board, remaining: int) -> Move | None:

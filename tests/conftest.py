@@ -55,3 +55,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if SLOW_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(scope="module")
+def krkab_tables(tmp_path_factory: pytest.TempPathFactory):
+    """KRKAB for the oracle; its sub-tables (KRKA, KRKB ...) alone for the solver's leaves
+    (two directories; about a second to build)."""
+    from tablebases.build import build
+
+    oracle = tmp_path_factory.mktemp("krkab")
+    leaves = tmp_path_factory.mktemp("krkab-leaves")
+    build(["KRKAB"], oracle, log=lambda line: None)
+    build(["KRKA", "KRKB"], leaves, log=lambda line: None)
+    return oracle, leaves

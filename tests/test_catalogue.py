@@ -221,8 +221,19 @@ def test_recorded_collection_verdicts_replay():
     with (DATA_DIR / "shiqingyaqu551_verdicts.tsv").open(encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle, delimiter="\t"))
     assert len(rows) == len(fens) == 551
-    mates = exact = 0
+    mates = exact = refuted = 0
     for row in rows:
+        if row["verdict"].startswith("refuted"):
+            # Red's longest resistance, then Black's mate in the stated number of moves.
+            board = Board(fens[int(row["number"]) - 1])
+            line = row["main_line"].split()
+            assert len(line) == 2 * int(row["moves"]) or (
+                row["verdict"] != "refuted" and len(line) <= 2 * int(row["moves"])), row
+            for text in line:
+                board.push(board.parse_iccs(text))
+            assert board.turn == 0 and not board.has_legal_move(), row["number"]
+            refuted += 1
+            continue
         if not row["verdict"].startswith("mate"):
             continue
         board = Board(fens[int(row["number"]) - 1])

@@ -9,7 +9,6 @@ from solver._dfpn import DISPROVEN, FULL, PROVEN
 from solver.search import Solver
 from solver.soundness import check_line, verify
 from tablebases import open_tablebase
-from tablebases.build import build
 from xiangqi import Board, Move
 
 
@@ -125,16 +124,6 @@ def test_stalemating_quiet_move_is_a_win_at_every_order_above_one():
     after = replay(board, [Move.from_iccs("a0a8")])
     assert not after.has_legal_move() and not after.is_check()
     assert solver.value_at(board, 1, 2) == (PROVEN, 1)
-
-
-@pytest.fixture(scope="module")
-def krkab_tables(tmp_path_factory):
-    """KRKAB for the oracle; its sub-tables (KRKA, KRKB ...) alone for the solver's leaves."""
-    oracle = tmp_path_factory.mktemp("krkab")
-    leaves = tmp_path_factory.mktemp("krkab-leaves")
-    build(["KRKAB"], oracle, log=lambda line: None)
-    build(["KRKA", "KRKB"], leaves, log=lambda line: None)
-    return oracle, leaves
 
 
 def test_mate_in_8_agrees_with_dtm_and_its_line_follows_the_table(krkab_tables):

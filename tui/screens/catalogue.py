@@ -77,7 +77,11 @@ def entry_place(entry: Entry) -> str:
 
 
 def entry_length(entry: Entry, long: bool = False) -> str:
-    """``mate in N``, or "—"; the preview (``long``) gives a draw study's line in plies."""
+    """``mate in N``, or "—"; the preview (``long``) gives a draw study's line in plies.  A
+    refuted composition's length is the other side's mate (``Black mates in 8``)."""
+    if entry.verdict.startswith("refuted") and entry.moves is not None:
+        other = SIDE_NAMES[1 - Board(entry.fen).turn]
+        return f"{other} mates in {entry.moves}" if long else f"lost in {entry.moves}"
     if entry.moves is None:
         plies = len(entry.main_line_zh.split())
         return f"drawing line of {plies} plies" if long and entry.stipulation == "draw" \
@@ -367,7 +371,9 @@ class CatalogueScreen(Screen):
                             f"{trap['length']})")
         if entry.main_line_zh:
             solution = numbered_words(entry.main_line_zh.split(), board.turn == BLACK)
-            label = "Drawing line" if entry.stipulation == "draw" else "Solution"
+            label = ("Drawing line" if entry.stipulation == "draw" else
+                     "Refutation (the longest resistance)" if entry.verdict.startswith("refuted")
+                     else "Solution")
             end = f" ({analysis['line_end']})" if analysis is not None else ""
             text.append(f"\n{label}{end}: {solution}")
         if pattern is not None:

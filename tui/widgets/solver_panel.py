@@ -506,7 +506,9 @@ class SolverPanel(Widget, can_focus=True):
         else:
             report = self.report = worker.result
             assert report is not None           # the verify's SoundnessReport
-            self.line = list(report.main_line)
+            refutation = report.refutation
+            # No mate but a refutation: its line is the one to step through.
+            self.line = list(report.main_line or (refutation.main_line if refutation else []))
             progress.update("")
         self._cancelled_run = cancelled
         self._redraw()
@@ -632,6 +634,8 @@ class SolverPanel(Widget, can_focus=True):
             return
         moves = write_line(self.board, self.line, self.notation)
         title = "Main line"
+        if self.report is not None and not self.report.main_line:
+            title = "Refutation"
         if self.analysis is not None:
             title = "Drawing line" if self.analysis.line is not None else "The win"
         text = Text(title, style="bold")
@@ -681,6 +685,9 @@ class SolverPanel(Widget, can_focus=True):
                 replay.push(move)
             if not report.duals:
                 text.append("No duals on the main line.\n")
+        if report.refutation is not None:
+            text.append(report.refutation.describe(board) + "\n",
+                        style="red" if report.refutation.refuted else "yellow")
         for item in report.unproven:
             text.append(f"unproven: {item}\n", style="yellow")
         text.rstrip()
