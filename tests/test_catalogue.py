@@ -210,7 +210,7 @@ def test_catalogue_commands(data_dir, tmp_path, capsys, monkeypatch):
 def test_recorded_collection_verdicts_replay():
     """Every 适情雅趣 verdict "mate" or "mate within N" in puzzles/data has a main line that
     replays to mate in the stated number of moves (checking on every Red move for
-    continuous-check problems)."""
+    continuous-check problems); every "refuted" one a line that replays to Red mated."""
     import csv
     import re
 
@@ -252,8 +252,9 @@ def test_recorded_collection_verdicts_replay():
         assert not board.has_legal_move(), row["number"]
         mates += 1
         exact += row["verdict"] == "mate"
-    # The file of 2026-12-01 (session 6): 255 exact, 289 with a line.
-    assert exact >= 255 and mates >= 289
+    # The file of 2026-12-01 (session 6): 255 exact, 289 with a line; of 2026-12-02
+    # (session 12): Nos. 20, 190, 267 and 506 refuted (lost for Red as set).
+    assert exact >= 255 and mates >= 289 and refuted >= 4
 
 
 # -- browsing the shipped catalogue ---------------------------------------------------------

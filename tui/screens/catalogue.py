@@ -81,7 +81,10 @@ def entry_length(entry: Entry, long: bool = False) -> str:
     refuted composition's length is the other side's mate (``Black mates in 8``)."""
     if entry.verdict.startswith("refuted") and entry.moves is not None:
         other = SIDE_NAMES[1 - Board(entry.fen).turn]
-        return f"{other} mates in {entry.moves}" if long else f"lost in {entry.moves}"
+        exact = entry.verdict == "refuted"      # else "refuted within N"
+        if long:
+            return f"{other} mates in {'' if exact else 'at most '}{entry.moves}"
+        return f"lost in {'' if exact else '≤'}{entry.moves}"
     if entry.moves is None:
         plies = len(entry.main_line_zh.split())
         return f"drawing line of {plies} plies" if long and entry.stipulation == "draw" \
