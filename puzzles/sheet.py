@@ -25,6 +25,7 @@ import sqlite_utils
 from xiangqi import RED, Board, Move
 from xiangqi.notation import write_line, write_numbered_line
 from xiangqi.output import require, write_atomically
+from xiangqi.pieces import COLOR_NAMES
 
 from .catalogue import SOLVER_VERSION, CatalogueError, Entry, draw_analysis
 
@@ -91,6 +92,10 @@ _VERDICT_NOTES = {
                    "out.",
     "no mate within": "The solver finds no forced mate within {n} moves: as a win the problem "
                       "is unsound, or its mate is longer.",
+    "refuted": "Unsound: lost as set. Whatever {side} plays, {other} mates in {moves} (proved "
+               "by the solver); the line shows the longest resistance.",
+    "refuted within": "Unsound: lost as set. Whatever {side} plays, {other} mates in at most "
+                      "{n} (proved by the solver); the line shows a resistance.",
     "draw": "Sound: the draw is proven by a tablebase (exact).",
     "no win within": "Neither side forces a win within {n} moves (a bounded search, not a proof "
                      "of the draw).",
@@ -109,7 +114,9 @@ def _verdict_note(entry: Entry) -> str:
     template = _VERDICT_NOTES.get(key)
     if template is None:
         return f"Verdict: {entry.verdict}."
-    return template.format(moves=entry.moves, n=words[-1] if bounded else "")
+    side = Board(entry.fen).turn
+    return template.format(moves=entry.moves, n=words[-1] if bounded else "",
+                           side=COLOR_NAMES[side], other=COLOR_NAMES[1 - side])
 
 
 def _draw_notes(entry: Entry, draw: dict) -> list[str]:
@@ -200,7 +207,9 @@ def sheet_html(items: Sequence[Problem], title: str = "象棋排局 Problem shee
                  f'<span class="english">({_text(stipulation_english(entry))})</span></p>']
         if solutions:
             line = solution_text(entry)
-            label = "Drawing line 和棋着法" if entry.stipulation == "draw" else "Solution 着法"
+            label = ("Drawing line 和棋着法" if entry.stipulation == "draw" else
+                     "Refutation 破解" if entry.verdict.startswith("refuted") else
+                     "Solution 着法")
             parts.append(f'<p class="solution"><b>{label}:</b> '
                          f"{_text(line) if line else 'none recorded'}</p>")
             notes = "".join(f"<li>{_text(note)}</li>"

@@ -82,9 +82,14 @@ def test_soundness_notes_follow_the_verdicts(db):
                  if e.verdict == "mate")
     assert soundness_notes(exact) == [f"Sound: the solver proves a forced mate in {exact.moves}, "
                                       "none shorter (exact)."]
-    unproven = composition(db, "适情雅趣", 20)
+    unproven = composition(db, "适情雅趣", 549)
     assert unproven.verdict == "no mate within 30"
     assert "no forced mate within 30 moves" in soundness_notes(unproven)[0]
+    refuted = composition(db, "适情雅趣", 20)
+    assert (refuted.verdict, refuted.moves) == ("refuted", 8)
+    assert soundness_notes(refuted)[0] == (
+        "Unsound: lost as set. Whatever Red plays, Black mates in 8 (proved by the solver); "
+        "the line shows the longest resistance.")
     [draw] = problems(db, [composition(db, "适情雅趣", 492)])
     notes = soundness_notes(draw.entry, draw.draw)
     assert notes[0] == "Sound: the draw is proven by a tablebase (exact)."
