@@ -125,20 +125,28 @@ def verdict_of(task: tuple) -> dict:
     order = ""
     if result.verdict == "mate":
         order = "full" if result.order is None else str(result.order)
-    moves, line = (result.length if result.verdict == "mate" else ""), result.main_line
+    row = {"number": number, "stipulation": stipulation, "verdict": verdict,
+           "moves": result.length if result.verdict == "mate" else "", "order": order,
+           "main_line": " ".join(m.iccs() for m in result.main_line), "tb_leaves": tb_leaves}
     if stipulation == "win" and result.verdict != "mate" and (args.refute_seconds or
                                                                args.refute_nodes):
-        refutation = refute(board, args.refute_moves, tables,
-                            Limits(seconds=args.refute_seconds, nodes=args.refute_nodes,
-                                   lambda_orders=args.orders))
-        tb_leaves += refutation.tb_leaves
-        if refutation.refuted:
-            verdict, moves = refutation_verdict(refutation)
-            line = refutation.main_line
-            order = "full" if refutation.order is None else str(refutation.order)
-    return {"number": number, "stipulation": stipulation, "verdict": verdict,
-            "moves": moves, "order": order, "main_line": " ".join(m.iccs() for m in line),
-            "seconds": time.perf_counter() - start, "tb_leaves": tb_leaves}
+        row = refuted_row(row, board, tables, args)
+    return {**row, "seconds": time.perf_counter() - start}
+
+
+def refuted_row(row: dict, board: Board, tables, args: argparse.Namespace) -> dict:
+    """``row`` (a win without a proven mate) after a refutation within its budget: a refuted
+    one's verdict, Black's mate length, order and line, else the row as it was."""
+    refutation = refute(board, args.refute_moves, tables,
+                        Limits(seconds=args.refute_seconds, nodes=args.refute_nodes,
+                               lambda_orders=args.orders))
+    row = {**row, "tb_leaves": row.get("tb_leaves", 0) + refutation.tb_leaves}
+    if refutation.refuted:
+        verdict, moves = refutation_verdict(refutation)
+        row.update(verdict=verdict, moves=moves,
+                   order="full" if refutation.order is None else str(refutation.order),
+                   main_line=" ".join(m.iccs() for m in refutation.main_line))
+    return row
 
 
 def refutation_of(task: tuple) -> dict:
@@ -147,16 +155,8 @@ def refutation_of(task: tuple) -> dict:
     row, fen, args = task
     start = time.perf_counter()
     tables = open_tablebase(args.tables) if args.tables else None
-    refutation = refute(Board(fen), args.refute_moves, tables,
-                        Limits(seconds=args.refute_seconds, nodes=args.refute_nodes,
-                               lambda_orders=args.orders))
-    row = {**row, "seconds": time.perf_counter() - start, "tb_leaves": refutation.tb_leaves}
-    if refutation.refuted:
-        verdict, moves = refutation_verdict(refutation)
-        row.update(verdict=verdict, moves=moves,
-                   order="full" if refutation.order is None else str(refutation.order),
-                   main_line=" ".join(m.iccs() for m in refutation.main_line))
-    return row
+    row = refuted_row(row, Board(fen), tables, args)
+    return {**row, "seconds": time.perf_counter() - start}
 
 
 def recorded_rows() -> list[dict]:
