@@ -44,7 +44,8 @@ from pathlib import Path
 import sqlite_utils
 
 from solver import Limits, solve
-from solver.refute import Refutation, refute
+from solver.refute import DEFAULT_REFUTATION_MOVES, Refutation, refute
+from solver.search import SolveResult, table_mate_moves
 from tablebases import open_tablebase
 from xiangqi import Board, FenError, Move
 from xiangqi.notation import write_line
@@ -255,6 +256,45 @@ def replay_fault(board: Board, moves: list[Move], checks: bool,
     if replay.has_legal_move() or (replay.turn == board.turn) != refutation:
         return f"the {name} does not end in mate"
     return None
+
+
+# A win stipulation whose position a table covers and gives the side to move neither a win
+# nor a loss: a draw as set, whatever the number of moves (the table's value, not a bound).
+TABLE_DRAW = "drawn by table"
+
+
+def search_verdict(result: SolveResult) -> str:
+    """A :func:`solver.solve` answer as a recorded verdict: "mate" (the length the shortest),
+    "mate within N", "no mate within N" (a full-width search's bound) or "unproven".
+
+    >>> search_verdict(solve(Board("3k5/9/9/9/9/9/9/9/4R4/4K4 w"), mode="any", max_moves=2))
+    'mate'
+    """
+    if result.verdict == "mate":
+        return "mate" if result.exact else f"mate within {result.length}"
+    if result.verdict == "no mate":
+        return f"no mate within {result.max_moves}"
+    return "unproven"
+
+
+def table_plies(board: Board, tables) -> int | None:
+    """The DTM of ``board``'s table in plies (positive: the side to move mates, negative: it
+    is mated, 0: a draw), or None when no table covers it."""
+    get_dtm = getattr(tables, "get_dtm", None)
+    return None if get_dtm is None else get_dtm(board, None)
+
+
+def win_bound(board: Board, moves: int, tables) -> int:
+    """The bound of a quiet-move search: ``moves``, or the mate of the position's table if
+    longer (a table answers at once; a smaller bound would only hide its mate)."""
+    return max(moves, table_mate_moves(board, "any", tables) or 0)
+
+
+def refutation_bound(board: Board, moves: int, tables) -> int:
+    """The bound of a refutation (the other side's moves): ``moves``, or the table's mate
+    against the side to move if longer."""
+    plies = table_plies(board, tables)
+    return max(moves, -plies // 2 if plies is not None and plies < 0 else 0)
 
 
 def refutation_verdict(refutation: Refutation) -> tuple[str, int | None]:
@@ -990,21 +1030,22 @@ def verify_composition(fen: str, stipulation: str, budget: VerifyBudget) -> dict
                            tablebases=tables)
             stipulation = "checks"
             if result.verdict == "no mate":
-                result = solve(board, mode="any", max_moves=budget.max_moves, limits=limits,
-                               tablebases=tables)
+                result = solve(board, mode="any", limits=limits, tablebases=tables,
+                               max_moves=win_bound(board, budget.max_moves, tables))
                 stipulation = "win"
-            verdict = {"no mate": f"no mate within {result.max_moves}",
-                       "unknown": "unproven"}.get(result.verdict, result.verdict)
+            verdict = search_verdict(result)
             if result.verdict == "mate":
                 moves = result.length
-                if not result.exact:
-                    verdict = f"mate within {result.length}"
             line = list(result.main_line) if result.verdict == "mate" else []
             if stipulation == "win" and result.verdict != "mate":
-                refutation = refute(board, tablebases=tables, limits=limits)
-                if refutation.refuted:
-                    verdict, moves = refutation_verdict(refutation)
-                    line = refutation.main_line
+                if table_plies(board, tables) == 0:
+                    verdict = TABLE_DRAW
+                else:
+                    bound = refutation_bound(board, DEFAULT_REFUTATION_MOVES, tables)
+                    refutation = refute(board, bound, tables, limits)
+                    if refutation.refuted:
+                        verdict, moves = refutation_verdict(refutation)
+                        line = refutation.main_line
     finally:
         if tables is not None:
             tables.close()

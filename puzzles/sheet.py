@@ -27,7 +27,7 @@ from xiangqi.notation import write_line, write_numbered_line
 from xiangqi.output import require, write_atomically
 from xiangqi.pieces import COLOR_NAMES
 
-from .catalogue import SOLVER_VERSION, CatalogueError, Entry, draw_analysis
+from .catalogue import SOLVER_VERSION, TABLE_DRAW, CatalogueError, Entry, draw_analysis
 
 SHEET_FORMATS = ("html", "pdf")
 
@@ -96,6 +96,8 @@ _VERDICT_NOTES = {
                "by the solver); the line shows the longest resistance.",
     "refuted within": "Unsound: lost as set. Whatever {side} plays, {other} mates in at most "
                       "{n} (proved by the solver); the line shows a resistance.",
+    TABLE_DRAW: "Unsound: a draw as set. The tablebase shows that {side} cannot force a win, "
+                "however many moves, and does not lose (exact).",
     "draw": "Sound: the draw is proven by a tablebase (exact).",
     "no win within": "Neither side forces a win within {n} moves (a bounded search, not a proof "
                      "of the draw).",

@@ -253,8 +253,10 @@ def test_recorded_collection_verdicts_replay():
         mates += 1
         exact += row["verdict"] == "mate"
     # The file of 2026-12-01 (session 6): 255 exact, 289 with a line; of 2026-12-02
-    # (session 12): Nos. 20, 190, 267 and 506 refuted (lost for Red as set).
+    # (session 12): Nos. 20, 190, 267 and 506 refuted (lost for Red as set); of 2026-12-03
+    # (session 13, with the tables of the cheap materials): ten drawn by their own tables.
     assert exact >= 255 and mates >= 289 and refuted >= 4
+    assert sum(row["verdict"] == "drawn by table" for row in rows) >= 10
 
 
 # -- browsing the shipped catalogue ---------------------------------------------------------
@@ -326,8 +328,14 @@ def test_query_filters_on_the_shipped_data(shipped):
         ("composition", "checks", 3, "RRNPP")
     assert first.main_line == ["g7e7", "c5e7", "d8e8", "e9d9", "d7b8"]
     assert first.main_line_zh == "车三平五 象3退5 兵六平五 将5平4 马六进八"
-    assert [e.number for e in query(db, kind="composition", verdict="mate", min_moves=20,
-                                    limit=None).entries] == [2, 6, 7, 24, 115, 130]
+    long_mates = [e.number for e in query(db, kind="composition", verdict="mate",
+                                          min_moves=20, limit=None).entries]
+    with (DATA_DIR / "shiqingyaqu551_verdicts.tsv").open(encoding="utf-8") as handle:
+        assert long_mates == [int(row["number"]) for row in csv.DictReader(handle, delimiter="\t")
+                              if row["verdict"] == "mate" and int(row["moves"]) >= 20]
+    # The continuous-check ones first; then K R vs K A A B B's mates (Nos. 431-438, from
+    # their table) among the quiet-move wins.
+    assert long_mates[:6] == [2, 6, 7, 24, 115, 130] and 436 in long_mates
 
     examples = query(db, pattern="马后炮").entries
     assert [(e.title, e.number, e.moves) for e in examples] == \

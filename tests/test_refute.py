@@ -123,3 +123,30 @@ def replay_moves(texts):
     from xiangqi import Move
 
     return [Move.from_iccs(text) for text in texts]
+
+
+# Black to move: his elephant takes the unguarded rook, and K A B cannot mate a bare king.
+ROOK_TAKEN = "2b1k4/4a4/4R4/9/9/9/9/9/9/3K5 b"
+
+
+def test_catalogue_verify_takes_the_word_of_the_positions_own_table(krkab_tables):
+    """A position its table covers: a loss is refuted at the table's length (the bound follows
+    the table), a draw is recorded as a draw as set, whatever the budget."""
+    from puzzles.catalogue import TABLE_DRAW, VerifyBudget, replay_fault, verify_composition
+
+    oracle_dir, _ = krkab_tables
+    after = replay(KRKAB_LONGEST, [])
+    with open_tablebase(oracle_dir) as oracle:
+        after.push(oracle.ranked_moves(after)[0].move)      # Black to move, lost in 14 plies
+        assert oracle.probe_dtm(Board(ROOK_TAKEN)) == 0
+    lost = verify_composition(after.fen(), "win", VerifyBudget(seconds=10,
+                                                               tables=str(oracle_dir)))
+    assert (lost["stipulation"], lost["verdict"], lost["moves"]) == ("win", "refuted", 7)
+    assert replay_fault(after, replay_moves(lost["main_line"].split()), checks=False,
+                        refutation=True) is None
+    drawn = verify_composition(ROOK_TAKEN, "win", VerifyBudget(seconds=10,
+                                                               tables=str(oracle_dir)))
+    assert (drawn["verdict"], drawn["moves"], drawn["main_line"]) == (TABLE_DRAW, None, "")
+    # Without the table the search can only bound it.
+    assert verify_composition(ROOK_TAKEN, "win", VerifyBudget(nodes=20_000))["verdict"] != \
+        TABLE_DRAW

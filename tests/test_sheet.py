@@ -82,9 +82,15 @@ def test_soundness_notes_follow_the_verdicts(db):
                  if e.verdict == "mate")
     assert soundness_notes(exact) == [f"Sound: the solver proves a forced mate in {exact.moves}, "
                                       "none shorter (exact)."]
-    unproven = composition(db, "适情雅趣", 549)
+    unproven = composition(db, "适情雅趣", 499)
     assert unproven.verdict == "no mate within 30"
     assert "no forced mate within 30 moves" in soundness_notes(unproven)[0]
+    # K C A vs K P with Red to move: its own table shows a draw, however long.
+    drawn = composition(db, "适情雅趣", 549)
+    assert (drawn.verdict, drawn.moves) == ("drawn by table", None)
+    assert soundness_notes(drawn)[0] == (
+        "Unsound: a draw as set. The tablebase shows that Red cannot force a win, however "
+        "many moves, and does not lose (exact).")
     refuted = composition(db, "适情雅趣", 20)
     assert (refuted.verdict, refuted.moves) == ("refuted", 8)
     assert soundness_notes(refuted)[0] == (
