@@ -30,7 +30,7 @@ verdict "mate" (shortest length proven), "mate within N" (a mate proven with its
 minimality not within the budget), "no mate within N" (the full-width search proved none),
 "unproven", "refuted" (no mate proven, and Black mates in ``moves`` whatever Red plays: the
 position is lost as set; its line is Red's longest resistance, then Black's mate;
-``--refute-seconds``) or "refuted within N", "drawn by table" (a table covers the position and
+``--refute-seconds``) or "refuted within N", "table draw" (a table covers the position and
 gives Red neither a win nor a loss, however many moves), or for draw studies "unverified".
 With a table, the bound of the quiet-move search (and of the refutation) is the table's mate
 if that is longer.  Prints one line per problem and the figures of the benchmark: the share

@@ -260,7 +260,7 @@ def replay_fault(board: Board, moves: list[Move], checks: bool,
 
 # A win stipulation whose position a table covers and gives the side to move neither a win
 # nor a loss: a draw as set, whatever the number of moves (the table's value, not a bound).
-TABLE_DRAW = "drawn by table"
+TABLE_DRAW = "table draw"
 
 
 def search_verdict(result: SolveResult) -> str:

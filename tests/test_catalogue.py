@@ -256,7 +256,7 @@ def test_recorded_collection_verdicts_replay():
     # (session 12): Nos. 20, 190, 267 and 506 refuted (lost for Red as set); of 2026-12-03
     # (session 13, with the tables of the cheap materials): ten drawn by their own tables.
     assert exact >= 255 and mates >= 289 and refuted >= 4
-    assert sum(row["verdict"] == "drawn by table" for row in rows) >= 10
+    assert sum(row["verdict"] == "table draw" for row in rows) >= 10
 
 
 # -- browsing the shipped catalogue ---------------------------------------------------------

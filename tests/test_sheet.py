@@ -87,7 +87,7 @@ def test_soundness_notes_follow_the_verdicts(db):
     assert "no forced mate within 30 moves" in soundness_notes(unproven)[0]
     # K C A vs K P with Red to move: its own table shows a draw, however long.
     drawn = composition(db, "适情雅趣", 549)
-    assert (drawn.verdict, drawn.moves) == ("drawn by table", None)
+    assert (drawn.verdict, drawn.moves) == ("table draw", None)
     assert soundness_notes(drawn)[0] == (
         "Unsound: a draw as set. The tablebase shows that Red cannot force a win, however "
         "many moves, and does not lose (exact).")

@@ -194,3 +194,15 @@ def test_catalogue_snapshot(catalogue, snap_compare):
         await pilot.pause()
 
     assert snap_compare(XQStudioApp(), press=["down"], run_before=search, terminal_size=SIZE)
+
+
+def test_a_win_that_its_table_shows_drawn_reads_as_a_draw(catalogue):
+    """《适情雅趣》 No. 549 (K C A vs K P, titled a win): the results' length column says
+    draw and the preview says why, in place of a mate length it does not have."""
+    from tui.screens.catalogue import entry_length
+
+    drawn = query(catalogue, collection="适情雅趣", verdict="table draw", limit=None).entries
+    assert 549 in [entry.number for entry in drawn] and len(drawn) >= 10
+    entry = next(entry for entry in drawn if entry.number == 549)
+    assert (entry_length(entry), entry_length(entry, long=True)) == (
+        "draw", "a draw as set (its table)")

@@ -25,6 +25,7 @@ from textual.widgets.select import NoSelection
 from textual.worker import Worker, WorkerState
 
 from puzzles.catalogue import (
+    TABLE_DRAW,
     CatalogueError,
     Entry,
     Page,
@@ -78,13 +79,16 @@ def entry_place(entry: Entry) -> str:
 
 def entry_length(entry: Entry, long: bool = False) -> str:
     """``mate in N``, or "—"; the preview (``long``) gives a draw study's line in plies.  A
-    refuted composition's length is the other side's mate (``Black mates in 8``)."""
+    refuted composition's length is the other side's mate (``Black mates in 8``); a win
+    that its own table shows drawn is a draw, however long."""
     if entry.verdict.startswith("refuted") and entry.moves is not None:
         other = SIDE_NAMES[1 - Board(entry.fen).turn]
         exact = entry.verdict == "refuted"      # else "refuted within N"
         if long:
             return f"{other} mates in {'' if exact else 'at most '}{entry.moves}"
         return f"lost in {'' if exact else '≤'}{entry.moves}"
+    if entry.verdict == TABLE_DRAW:
+        return "a draw as set (its table)" if long else "draw"
     if entry.moves is None:
         plies = len(entry.main_line_zh.split())
         return f"drawing line of {plies} plies" if long and entry.stipulation == "draw" \
