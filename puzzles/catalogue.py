@@ -218,6 +218,10 @@ def load_great_four(data_dir: Path = DATA_DIR) -> list[dict]:
 
 # -- checking examples ------------------------------------------------------------------------
 
+# A book's compositions are numbered from 1; no collection has this many (《适情雅趣》 551).
+MAX_COMPOSITION_NUMBER = 100_000
+
+
 def composition_numbers(text: str) -> list[int]:
     """Composition numbers written as ranges and single numbers, e.g. ``1-40,316``.
 
@@ -229,7 +233,11 @@ def composition_numbers(text: str) -> list[int]:
         first, _, last = part.strip().partition("-")
         if not first.isdigit() or (last and not last.isdigit()):
             raise CatalogueError(f"numbers such as 1-40,316, not {text!r}")
-        numbers.extend(range(int(first), int(last or first) + 1))
+        low, high = int(first), int(last or first)
+        if not 1 <= low <= high <= MAX_COMPOSITION_NUMBER:
+            raise CatalogueError(f"{part.strip()}: numbers run from 1 to "
+                                 f"{MAX_COMPOSITION_NUMBER:,}, a range from low to high")
+        numbers.extend(range(low, high + 1))
     return numbers
 
 

@@ -56,7 +56,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from xiangqi import Board
-from xiangqi.cli import add_diagram_options, whole_number, write_diagram
+from xiangqi.cli import add_diagram_options, seconds_argument, whole_number, write_diagram
 
 from .catalogue import (
     CatalogueError,
@@ -394,17 +394,6 @@ def _handled(command):
     return run
 
 
-def _seconds(text: str) -> float:
-    """An argparse type: a finite number of seconds, 0 or more."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds, not {text!r}") from None
-    if not 0 <= value < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be 0 or more seconds, not {text}")
-    return value
-
-
 def register(subparsers: argparse._SubParsersAction) -> None:
     catalogue = subparsers.add_parser("catalogue", help="kill patterns and compositions (SQLite)")
     commands = catalogue.add_subparsers(dest="catalogue_command", metavar="ACTION", required=True)
@@ -451,7 +440,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "import", help="add a problem file (FEN list, PGN, DhtmlXQ, XQF)"), cmd_import)
     imp.add_argument("file", type=Path)
     imp.add_argument("--collection", required=True, help="collection name for the new entries")
-    imp.add_argument("--verify-seconds", type=_seconds, default=0.0,
+    imp.add_argument("--verify-seconds", type=seconds_argument(), default=0.0,
                      help="solve each position within this budget and record the verdict")
 
     ver = common(commands.add_parser(
@@ -461,7 +450,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     ver.add_argument("--collection", default=None, help="e.g. 适情雅趣 (default: every one)")
     ver.add_argument("--numbers", type=_numbers, default=None, metavar="N[-M],...",
                      help="only these numbers, e.g. 1-40,316")
-    ver.add_argument("--seconds", type=_seconds, default=60.0,
+    ver.add_argument("--seconds", type=seconds_argument(), default=60.0,
                      help="budget of each search (default 60; 0: none)")
     ver.add_argument("--nodes", type=whole_number(0), default=0,
                      help="node budget of each search (0: none); unlike seconds, the verdicts "

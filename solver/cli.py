@@ -9,7 +9,6 @@ for a draw: neither side can force a win), 1 otherwise; both 1 for bad input, 2 
 from __future__ import annotations
 
 import argparse
-import math
 import signal
 import sys
 import time
@@ -17,7 +16,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from tablebases.cli import add_tables_option
-from xiangqi.cli import add_json_option, add_notation_option, emit, fail, read_board
+from xiangqi.cli import (
+    add_json_option,
+    add_notation_option,
+    emit,
+    fail,
+    read_board,
+    seconds_argument,
+    whole_number,
+)
 from xiangqi.notation import write_line
 
 from ._dfpn import MAX_ORDER
@@ -25,6 +32,7 @@ from .draw import DEFAULT_DRAW_SECONDS, DEFAULT_LINE_PLIES, DEFAULT_TRAP_MOVES
 from .search import (
     DEFAULT_LAMBDA_ORDERS,
     DEFAULT_MAX_MOVES,
+    DEFAULT_SEARCH_SECONDS,
     Limits,
     Solver,
     SolverError,
@@ -34,6 +42,7 @@ from .search import (
 from .types import DEFAULT_DRAW_BOUND, STIPULATIONS, DrawVerdict, Mode, Stipulation, Verdict
 
 RULE_SETS = ("chinese", "asian")
+MAX_MOVES_BOUND = 10_000   # attacker moves; a larger bound would overflow the search's C ints
 
 
 def _open_tables(args: argparse.Namespace):
@@ -85,11 +94,30 @@ class LiveProgress:
 
 
 def _limits(args: argparse.Namespace, draw: bool = False) -> Limits:
-    """The search limits; a draw analysis without ``--seconds`` gets a finite budget."""
-    seconds = args.seconds if args.seconds is not None else (DEFAULT_DRAW_SECONDS if draw
-                                                             else 0.0)
+    """The search limits.  Without ``--seconds`` a search gets a finite budget (a draw
+    analysis :data:`DEFAULT_DRAW_SECONDS`, any other :data:`DEFAULT_SEARCH_SECONDS`), unless
+    ``--nodes`` alone sets one (node budgets give the same answer on any machine)."""
+    if args.seconds is not None:
+        seconds = args.seconds
+    elif draw:
+        seconds = DEFAULT_DRAW_SECONDS
+    else:
+        seconds = 0.0 if args.nodes else DEFAULT_SEARCH_SECONDS
     return Limits(nodes=args.nodes, seconds=seconds, table_bits=args.table_bits,
                   lambda_orders=0 if args.full_width else args.orders)
+
+
+def budget_text(limits: Limits) -> str:
+    """``budget 60 s`` / ``budget 5,000,000 nodes`` / ``no budget``, with how to change it."""
+    parts = ([f"{limits.seconds:g} s"] if limits.seconds else []) + \
+        ([f"{limits.nodes:,} nodes"] if limits.nodes else [])
+    if not parts:
+        return "no budget"
+    return f"budget {' and '.join(parts)} (--seconds, --nodes; 0: none)"
+
+
+def _budget_json(limits: Limits) -> dict:
+    return {"seconds": limits.seconds, "nodes": limits.nodes}
 
 
 @contextmanager
@@ -117,9 +145,10 @@ def cmd_solve(args: argparse.Namespace) -> int:
     progress.entries = 1 << args.table_bits
     mode = Mode.CHECKS if args.checks else Mode.ANY
     tablebase = _open_tables(args)
+    limits = _limits(args)
     try:
         with _interruptible(progress, tablebase):
-            solver = Solver(board, mode, _limits(args), tablebase, progress)
+            solver = Solver(board, mode, limits, tablebase, progress)
             progress.solver = solver
             result = solver.run(args.max_moves or default_bound(board, mode, tablebase))
     except SolverError as error:
@@ -135,9 +164,11 @@ def cmd_solve(args: argparse.Namespace) -> int:
             "order": (result.order if result.order is not None else "full")
             if result.verdict == Verdict.MATE else None,
             "main_line": [m.iccs() for m in result.main_line], "main_line_text": line,
+            "line_complete": result.line_complete,
             "nodes": result.nodes, "seconds": round(result.seconds, 3),
             "tb_leaves": result.tb_leaves, "threat_tests": result.threat_tests,
             "table_moves": result.table_moves, "interrupted": progress.cancelled,
+            "budget": _budget_json(limits),
         })
         return status
     how = "every move a check" if result.mode == Mode.CHECKS else (
@@ -147,10 +178,14 @@ def cmd_solve(args: argparse.Namespace) -> int:
         reason = "interrupted" if progress.cancelled else "a search limit was reached"
         print(f"Mate in at most {result.length} ({how}; {reason} before a shorter mate was "
               f"ruled out)")
-        print(_numbered(line, board.turn))
     elif result.verdict == Verdict.MATE:
         print(f"Mate in {result.length} ({result.plies} plies), {how}")
-        print(_numbered(line, board.turn))
+    if result.verdict == Verdict.MATE:
+        if not result.line_complete:
+            print("Main line: not extracted within the budget" +
+                  ("; its first moves:" if line else ""))
+        if line:
+            print(_numbered(line, board.turn))
     elif result.verdict == Verdict.NO_MATE:
         kind = "continuous-check " if result.mode == Mode.CHECKS else ""
         print(f"No {kind}mate within {result.max_moves} moves")
@@ -159,10 +194,11 @@ def cmd_solve(args: argparse.Namespace) -> int:
                   f"{result.table_moves}")
     else:
         reason = "interrupted" if progress.cancelled else "a search limit was reached"
-        print(f"Unknown: {reason} before the search finished")
+        print(f"Unknown: {reason} before the search finished ({budget_text(limits)})")
     tables = f", {result.tb_leaves:,} tablebase leaves" if result.tb_leaves else ""
     print(f"{result.nodes:,} nodes in {result.seconds:.2f} s "
-          f"({result.nodes_per_second / 1e3:.0f} k nodes/s{tables})", file=sys.stderr)
+          f"({result.nodes_per_second / 1e3:.0f} k nodes/s{tables}); {budget_text(limits)}",
+          file=sys.stderr)
     return status
 
 
@@ -183,19 +219,22 @@ def cmd_refute(args: argparse.Namespace) -> int:
     progress = LiveProgress(args.json)
     progress.entries = 1 << args.table_bits
     tablebase = _open_tables(args)
+    limits = _limits(args)
     with _interruptible(progress, tablebase):
         refutation = refute(board, args.max_moves or DEFAULT_REFUTATION_MOVES, tablebase,
-                            _limits(args), progress)
+                            limits, progress)
     status = 130 if progress.cancelled else 0 if refutation.refuted else 1
     if args.json:
-        emit({"fen": board.fen(), **refutation.to_dict(), "interrupted": progress.cancelled})
+        emit({"fen": board.fen(), **refutation.to_dict(), "interrupted": progress.cancelled,
+              "budget": _budget_json(limits)})
         return status
     if progress.cancelled and not refutation.refuted:
         print("Refutation unknown: interrupted (Ctrl-C)")
     else:
         _print_refutation(refutation, board, args.notation)
     tables = f", {refutation.tb_leaves:,} tablebase leaves" if refutation.tb_leaves else ""
-    print(f"{refutation.nodes:,} nodes in {refutation.seconds:.2f} s{tables}", file=sys.stderr)
+    print(f"{refutation.nodes:,} nodes in {refutation.seconds:.2f} s{tables}; "
+          f"{budget_text(limits)}", file=sys.stderr)
     return status
 
 
@@ -203,7 +242,7 @@ def _refute_arguments(refute_: argparse.ArgumentParser) -> None:
     from .refute import DEFAULT_REFUTATION_MOVES
 
     refute_.add_argument("fen", metavar="FEN")
-    refute_.add_argument("--max-moves", type=_at_most(MAX_MOVES_BOUND), default=None,
+    refute_.add_argument("--max-moves", type=whole_number(1, MAX_MOVES_BOUND), default=None,
                          help="bound on the other side's moves to mate (default "
                               f"{DEFAULT_REFUTATION_MOVES})")
     add_notation_option(refute_)
@@ -232,10 +271,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
     tablebase = _open_tables(args)
     # After Ctrl-C the report says what was established before it.
     progress = LiveProgress(args.json)
+    limits = _limits(args)
     try:
         with _interruptible(progress, tablebase):
             report = verify(board, args.stipulation, args.moves, args.line,
-                            tablebase=tablebase, limits=_limits(args), progress=progress,
+                            tablebase=tablebase, limits=limits, progress=progress,
                             refutation=not args.no_refute)
     except SolverError as error:
         return fail(args, str(error))
@@ -247,11 +287,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
         return write_line(before, [move], args.notation)[0]
 
     if args.json:
-        emit({**_report_json(report), "sound": status == 0})
+        emit({**_report_json(report), "sound": status == 0, "budget": _budget_json(limits)})
         return status
     kind = "continuous check (连照杀)" if report.stipulation == Stipulation.CHECKS else "mate"
     print(f"Stipulation: {kind}"
-          f" within {report.bound} moves")
+          f" within {report.bound} moves; {budget_text(limits)}")
     if report.verdict != Verdict.MATE or report.length is None:
         print(f"Verdict: {report.verdict}")
     else:
@@ -259,7 +299,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
         at_most = "" if report.exact else "at most "
         print(f"Verdict: mate in {at_most}{report.length} "
               f"({plies} {'ply' if plies == 1 else 'plies'})")
-        print(f"Key: {name(report.key)} " + ("(unique)" if not report.cooks else "(cooked)"))
+        if report.key is None:
+            print("Key: not known (the main line was not extracted within the budget)")
+        else:
+            print(f"Key: {name(report.key)} " + ("(unique)" if not report.cooks else
+                                                 "(cooked)"))
         for cook in report.cooks:
             print(f"  cook: {name(cook.move)} also mates in {cook.length}")
         for trial in report.tries:
@@ -267,8 +311,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
             after.push(trial.move)
             print(f"  try: {name(trial.move)}, refuted only by {name(trial.refutation, after)}")
         line = write_line(board, report.main_line, args.notation)
-        print("Main line (longest defence; ties: first in ICCS order):")
-        print(_numbered(line, board.turn))
+        print("Main line (longest defence; ties: first in ICCS order):" if
+              report.line_complete else
+              "Main line: not extracted within the budget" + (
+                  "; its first moves:" if report.main_line else ""))
+        if line:
+            print(_numbered(line, board.turn))
         replay = board.copy()
         for ply, move in enumerate(report.main_line):
             for dual in report.duals:
@@ -396,7 +444,7 @@ def _report_json(report) -> dict:
         "cooks": [alt(a) for a in report.cooks], "tries": [alt(a) for a in report.tries],
         "duals": [{"ply": d.ply, "move": d.move.iccs(), "length": d.length} for d in report.duals],
         "main_line": [m.iccs() for m in report.main_line], "unproven": report.unproven,
-        "exact": report.exact,
+        "exact": report.exact, "line_complete": report.line_complete,
         "refutation": report.refutation.to_dict() if report.refutation else None,
     }
     if report.intended is not None:
@@ -421,59 +469,17 @@ def _numbered(moves: list[str], first_turn: int) -> str:
     return "\n".join(parts)
 
 
-def _at_least(minimum: float, kind=int):
-    """An argparse type: a number of ``kind`` no smaller than ``minimum``."""
-    def parse(text: str):
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-        if not math.isfinite(value):
-            raise argparse.ArgumentTypeError(f"must be a finite number, not {text}")
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be at least {minimum}, not {text}")
-        return value
-    return parse
-
-
-MAX_MOVES_BOUND = 10_000   # attacker moves; a larger bound would overflow the search's C ints
-
-
-def _at_most(maximum: int):
-    """An argparse type: a whole number from 1 to ``maximum``."""
-    def parse(text: str) -> int:
-        value = _at_least(1)(text)
-        if value > maximum:
-            raise argparse.ArgumentTypeError(f"must be at most {maximum}, not {text}")
-        return value
-    return parse
-
-
-def _table_bits(text: str) -> int:
-    value = _at_least(2)(text)
-    if value > 34:
-        raise argparse.ArgumentTypeError(f"must be at most 34 (2^34 entries of 32 bytes), "
-                                         f"not {text}")
-    return value
-
-
-def _orders(text: str) -> int:
-    value = _at_least(1)(text)
-    if value > MAX_ORDER:
-        raise argparse.ArgumentTypeError(f"must be at most {MAX_ORDER}, not {text}")
-    return value
-
-
 def _search_options(parser: argparse.ArgumentParser, per_search: bool = False) -> None:
     each = " per search" if per_search else ""
-    parser.add_argument("--nodes", type=_at_least(0), default=0,
+    parser.add_argument("--nodes", type=whole_number(0), default=0,
                         help=f"node budget{each} (0: none)")
-    parser.add_argument("--seconds", type=_at_least(0.0, float), default=None,
-                        help="time budget (0: none; default none, for a draw analysis "
-                             f"{DEFAULT_DRAW_SECONDS:.0f})")
-    parser.add_argument("--table-bits", type=_table_bits, default=22,
+    parser.add_argument("--seconds", type=seconds_argument(), default=None,
+                        help=f"time budget{each} in seconds (0: none; default "
+                             f"{DEFAULT_SEARCH_SECONDS:.0f}, for a draw analysis "
+                             f"{DEFAULT_DRAW_SECONDS:.0f}; with --nodes alone, none)")
+    parser.add_argument("--table-bits", type=whole_number(2, 34), default=22,
                         help="transposition table of 2^N entries, 32 bytes each (default 22)")
-    parser.add_argument("--orders", type=_orders, default=DEFAULT_LAMBDA_ORDERS,
+    parser.add_argument("--orders", type=whole_number(1, MAX_ORDER), default=DEFAULT_LAMBDA_ORDERS,
                         help="quiet-move problems: λ orders tried before the full-width search "
                              f"(default {DEFAULT_LAMBDA_ORDERS}; order 1 = checks, order n = "
                              "moves that threaten an order n-1 win)")
@@ -487,7 +493,7 @@ def _solve_arguments(solve_: argparse.ArgumentParser) -> None:
     solve_.add_argument("fen", metavar="FEN")
     solve_.add_argument("--checks", action="store_true",
                         help="continuous-check problem (连照杀): every attacker move checks")
-    solve_.add_argument("--max-moves", type=_at_most(MAX_MOVES_BOUND), default=None,
+    solve_.add_argument("--max-moves", type=whole_number(1, MAX_MOVES_BOUND), default=None,
                         help="bound on the attacker's moves (default "
                              f"{DEFAULT_MAX_MOVES[Mode.CHECKS]} with --checks, else "
                              f"{DEFAULT_MAX_MOVES[Mode.ANY]}, or the mate of the position's "
@@ -506,7 +512,7 @@ def _verify_arguments(verify: argparse.ArgumentParser) -> None:
     verify.add_argument("fen", metavar="FEN")
     verify.add_argument("--stipulation", choices=STIPULATIONS, default=str(Stipulation.WIN),
                         help="win: mate; checks: continuous check (连照杀); draw: 红先和")
-    verify.add_argument("--moves", type=_at_most(MAX_MOVES_BOUND), default=None,
+    verify.add_argument("--moves", type=whole_number(1, MAX_MOVES_BOUND), default=None,
                         help="stipulated number of attacker moves (default: the forced length; "
                              f"for draw: the search bound, {DEFAULT_DRAW_BOUND})")
     verify.add_argument("--line", default=None, help="the recorded solution, any notation")
@@ -529,12 +535,13 @@ def _draw_options(parser: argparse.ArgumentParser) -> None:
                        help="build the missing table of the position's material first, if it "
                             "fits in memory (its time and memory are said), and those the "
                             "drawing line and the traps reach by captures, then analyse again")
-    group.add_argument("--threads", type=_at_most(1024), default=1,
+    group.add_argument("--threads", type=whole_number(1, 1024), default=1,
                        help="threads of a table build (default 1)")
-    group.add_argument("--trap-moves", type=_at_most(1000), default=DEFAULT_TRAP_MOVES,
+    group.add_argument("--trap-moves", type=whole_number(1, 1000), default=DEFAULT_TRAP_MOVES,
                        help="first moves examined for traps, checks and captures first "
                             f"(default {DEFAULT_TRAP_MOVES})")
-    group.add_argument("--line-plies", type=_at_most(MAX_MOVES_BOUND), default=DEFAULT_LINE_PLIES,
+    group.add_argument("--line-plies", type=whole_number(1, MAX_MOVES_BOUND),
+                       default=DEFAULT_LINE_PLIES,
                        help=f"plies of the drawing line at most (default {DEFAULT_LINE_PLIES})")
     group.add_argument("--no-traps", action="store_true", help="do not look for traps")
     group.add_argument("--no-line", action="store_true", help="no drawing line")

@@ -19,6 +19,9 @@ from ._dfpn import DISPROVEN, FULL, MAX_ORDER, PROVEN, UNKNOWN, Search
 from .types import MODES, Mode, Verdict
 
 DEFAULT_MAX_MOVES: dict[str, int] = {Mode.CHECKS: 200, Mode.ANY: 20}
+# The time budget of a solve, verify or refutation for which the user set none (the command
+# line, the studio): a search as first typed ends.  ``--seconds 0`` asks for no limit.
+DEFAULT_SEARCH_SECONDS = 60.0
 # λ orders tried, lowest first, before the full-width search in "any" mode (see _dfpn).
 DEFAULT_LAMBDA_ORDERS = 3
 # "any" mode: the small bounds searched full width before the one asked for (see
@@ -120,6 +123,9 @@ class SolveResult:
     # (None: no table, or it gives the attacker no win), so that "no mate within N" can say
     # how far the table's mate is.
     table_moves: int | None = None
+    # False: the budget ran out after the proof and before its whole line (``main_line`` is
+    # what was extracted, maybe nothing).
+    line_complete: bool = True
 
     @property
     def plies(self) -> int | None:
@@ -491,7 +497,7 @@ class Solver:
 
         return build(self.board.copy(), None, length)
 
-    def _reserve_for_line(self) -> tuple[float, int]:
+    def reserve_for_line(self) -> tuple[float, int]:
         """Shorten the budgets so that part of them is left for the main line; returns the
         full ones to restore."""
         deadline, node_limit = self.search.deadline, self.search.node_limit
@@ -512,7 +518,7 @@ class Solver:
         if not self.board.has_legal_move():
             raise SolverError("the side to move has no legal move: the game is already over")
         start = time.perf_counter()
-        deadline, node_limit = self._reserve_for_line()
+        deadline, node_limit = self.reserve_for_line()
         status, length = self.shortest(self.board, max_moves)
         cancelled = bool(self.search.stopped) and not self.limit_reached()
         exact = self.exact
@@ -523,7 +529,7 @@ class Solver:
         if status == PROVEN:
             assert length is not None
             self.search.deadline, self.search.node_limit = deadline, node_limit
-            line = self._line_within_reserve(length, exact, cancelled)
+            line = self.line_within_reserve(length, exact, cancelled)
             if tree and exact:
                 solution_tree = self.tree(length)
         verdict = {PROVEN: Verdict.MATE, DISPROVEN: Verdict.NO_MATE,
@@ -536,19 +542,20 @@ class Solver:
                            self.search.table_entries, solution_tree, exact, order,
                            self.search.tb_leaves, self.search.threat_tests,
                            table_mate_moves(self.board, self.mode, self.tablebase)
-                           if self.search.root_from_table else None)
+                           if self.search.root_from_table else None,
+                           status != PROVEN or self.line_complete(line))
 
     def limit_reached(self) -> bool:
         """Did the search stop at a budget (rather than by :meth:`cancel`)?"""
         return bool(self.search.deadline and time.time() >= self.search.deadline) or bool(
             self.search.node_limit and self.search.nodes >= self.search.node_limit)
 
-    def _line_within_reserve(self, length: int, exact: bool, cancelled: bool) -> list[Move]:
+    def line_within_reserve(self, length: int, exact: bool, cancelled: bool) -> list[Move]:
         """The main line of a proven mate.  Its proof is in the table, so the line costs
         little: an exact mate's line is searched (the longest defence proven), an inexact
         one follows the stored proof.  If the reserve still runs out (or the user
         cancelled), the line is finished past the budget by following the stored proof,
-        within a cap of its own."""
+        within a cap of its own; past that cap it is cut short (see :meth:`line_complete`)."""
         self.search.stopped = 0
         if not cancelled:
             self._follow_stored_proof = not exact
@@ -556,7 +563,7 @@ class Solver:
                 line = self.main_line(length, exact=exact)
             finally:
                 self._follow_stored_proof = False
-            if self._line_complete(line):
+            if self.line_complete(line):
                 return line
         deadline, node_limit, progress = (self.search.deadline, self.search.node_limit,
                                           self.search.progress)
@@ -575,7 +582,8 @@ class Solver:
             self.search.deadline, self.search.node_limit = deadline, node_limit
             self.search.progress = progress
 
-    def _line_complete(self, line: list[Move]) -> bool:
+    def line_complete(self, line: list[Move]) -> bool:
+        """Does ``line`` end in the defender mated (or with no move: 困毙)?"""
         board = self.board.copy()
         for move in line:
             board.push_unchecked(move)

@@ -94,6 +94,8 @@ class SoundnessReport:
     # When no mate is proven: whether the other side mates whatever the side to move plays
     # (a win stipulation that is false as set).
     refutation: Refutation | None = None
+    # False: a mate is proven but the budget ran out before its whole main line was found.
+    line_complete: bool = True
 
     @property
     def sound(self) -> bool:
@@ -126,7 +128,10 @@ def verify(board: Board, stipulation: str = Stipulation.WIN, moves: int | None =
     mode = mode_of(stipulation)
     solver = Solver(board, mode, limits, tablebase, progress)
     search_bound = moves or DEFAULT_MAX_MOVES[mode]
+    deadline, node_limit = solver.reserve_for_line()
     status, length = solver.shortest(solver.board, search_bound)
+    cancelled = bool(solver.search.stopped) and not solver.limit_reached()
+    solver.search.deadline, solver.search.node_limit = deadline, node_limit
     report = SoundnessReport(Stipulation(stipulation), _VERDICTS.get(status, Verdict.UNKNOWN),
                              length, moves or (length or search_bound))
     if line is not None:
@@ -143,7 +148,14 @@ def verify(board: Board, stipulation: str = Stipulation.WIN, moves: int | None =
     if not solver.exact:
         report.unproven.append(f"whether a mate shorter than {length} exists")
     bound = report.bound
-    report.main_line = solver.main_line(length)
+    report.main_line = solver.line_within_reserve(length, solver.exact, cancelled)
+    if not solver.line_complete(report.main_line):
+        # The budget ended after the proof and before its line: say what is known.
+        report.line_complete = False
+        report.unproven.append(f"the main line: not extracted within the budget "
+                               f"({len(report.main_line)} of {2 * length - 1} plies)")
+        if not report.main_line:
+            return report
     first = report.main_line[0]
     report.key = first
     # Every first move: meets the stipulation within the bound (cook) or fails (maybe a try).

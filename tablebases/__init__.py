@@ -11,9 +11,9 @@ import os
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from ._probe import LeafProber  # noqa: E402
-from .format import CorruptTableError
+from .format import CorruptTableError, TablebaseError
 from .material import Material, MaterialError
 from .probe import MissingTableError, Tablebase, TableValue, describe, open_tablebase
 
 __all__ = ["open_tablebase", "Tablebase", "TableValue", "MissingTableError", "CorruptTableError",
-           "Material", "MaterialError", "describe", "LeafProber"]
+           "TablebaseError", "Material", "MaterialError", "describe", "LeafProber"]

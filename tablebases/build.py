@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import array
 import json
+import math
 import os
 import sys
 import time
@@ -20,6 +21,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import NamedTuple
 
+from xiangqi.pieces import legal_points
 from xiangqi.rules import NATURAL_LIMIT_PLIES
 
 from ._builder import (
@@ -193,18 +195,32 @@ def _write_build_info(path: Path, timings: dict) -> None:
     os.replace(temp, info_path)
 
 
-def _refuse_if_too_large(material: Material) -> None:
-    """Refuse a material whose own table cannot fit, before its sub-tables are listed (for a
-    large material that list alone takes very long)."""
+def too_large_reason(material: Material) -> str | None:
+    """Why ``material``'s table cannot be built on this machine (it cannot be indexed, or it
+    would not fit in the memory available), or None.  Checked before its sub-tables are
+    listed: for a large material that list alone takes very long."""
+    canonical = material.canonical()
+    # The index's size is a 64-bit count: ask for it only when every placement of every
+    # piece, multiplied out, stays well below that (the index itself may wrap around).
+    if math.prod(len(legal_points(piece)) for piece in canonical.pieces()) >= 2**62:
+        return (f"{canonical} ({canonical.piece_count()} pieces) has too many placements to "
+                "index: a table covers a few pieces, not a whole game")
     try:
-        size = indexer_for(material).size
+        size = indexer_for(canonical).size
     except ValueError as error:
-        raise BuildError(f"{material}: {error}") from None
-    need = memory_needed(material, size, [])
+        return f"{canonical} cannot be indexed ({error})"
+    need = memory_needed(canonical, size, [])
     have = available_memory()
     if need > have:
-        raise BuildError(f"{material} needs at least {need / 2**30:,.1f} GiB of memory but only "
-                         f"{have / 2**30:.1f} GiB is available")
+        return (f"a table for {canonical} would have {2 * size:,} positions and need at least "
+                f"{need / 2**30:,.1f} GiB of memory ({have / 2**30:.1f} GiB available)")
+    return None
+
+
+def _refuse_if_too_large(material: Material) -> None:
+    reason = too_large_reason(material)
+    if reason is not None:
+        raise BuildError(reason)
 
 
 class _Loaded:

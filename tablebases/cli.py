@@ -27,10 +27,10 @@ from .build import (
     table_problem,
     verify_file,
 )
-from .format import CorruptTableError, TableFile, table_path
+from .format import CorruptTableError, TablebaseError, TableFile, rebuild_command, table_path
 from .material import Material, MaterialError
 from .paths import default_directory
-from .probe import MissingTableError, TableValue, describe, open_tablebase
+from .probe import TableValue, describe, open_tablebase
 from .stats import format_histogram, side_name, table_stats
 from .values import RULE_SET_RULES, code_words
 
@@ -86,7 +86,10 @@ def cmd_build(args: argparse.Namespace) -> int:
             summary = build(args.material, args.tables, threads=args.threads or default_threads(),
                             rebuild=args.rebuild, log=log, progress=progress, verify=args.verify,
                             rules=args.rules)
-    except (MaterialError, BuildError, CorruptTableError, OSError, ValueError) as error:
+    except TablebaseError as error:
+        progress.done()
+        return fail(args, error.user_text())
+    except (MaterialError, BuildError, OSError, ValueError) as error:
         progress.done()
         return fail(args, str(error))
     except KeyboardInterrupt:
@@ -185,8 +188,8 @@ def cmd_probe(args: argparse.Namespace) -> int:
         try:
             value = tablebase.probe(board)
             ranked = tablebase.ranked_moves(board)
-        except (MissingTableError, CorruptTableError) as error:
-            return fail(args, str(error))
+        except TablebaseError as error:
+            return fail(args, error.user_text())
     write = _writer(args.notation)
     if args.json:
         emit({"fen": board.fen(), "value": _value_json(value, board.turn),
@@ -220,9 +223,15 @@ def cmd_stats(args: argparse.Namespace) -> int:
     try:
         material = Material.parse(args.material).canonical()
         stats = table_stats(str(material), _rules_tables(args))
+        # The figures come from the header: a damaged table's would be told as true.
         table = TableFile(table_path(_rules_tables(args), str(material)))
-        table.close()
-    except (MaterialError, CorruptTableError) as error:
+        try:
+            table.check_data_checksum()
+        finally:
+            table.close()
+    except TablebaseError as error:
+        return fail(args, error.user_text())
+    except MaterialError as error:
         return fail(args, str(error))
     except FileNotFoundError:
         return fail(args, f"no table for {args.material} in {args.tables}")
@@ -278,7 +287,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
     try:
         result = verify_file(args.material, args.tables, threads=args.threads,
                              examples=examples, rules=args.rules)
-    except (MaterialError, CorruptTableError, FileNotFoundError) as error:
+    except TablebaseError as error:
+        return fail(args, error.user_text())
+    except (MaterialError, FileNotFoundError) as error:
         return fail(args, str(error))
     ok = not any(result.values())
     if args.json:
@@ -316,12 +327,12 @@ def cmd_list(args: argparse.Namespace) -> int:
             try:
                 header = tablebase.header(name)
             except CorruptTableError as error:
-                row["damaged"] = str(error)
+                row["damaged"] = error.user_text()
                 rows.append(row)
                 continue
             problem = None if args.quick else table_problem(path)
             if problem is not None:
-                row["damaged"] = f"{problem} (xqstudio tb build {name} rebuilds it)"
+                row["damaged"] = f"{problem}; rebuild it with: {rebuild_command(path)}"
                 rows.append(row)
                 continue
             red = header.counts.get("red", {})

@@ -361,7 +361,9 @@ def build_task(name: str, directory: str, threads: int, verify: bool,
     state = "built" if name in summary else "present"
     if state == "present":
         remove_checkpoints(Path(directory), name)       # a lost attempt's, after the rename
-    result = {"material": name, "state": state,
+    # The fields a local build's summary has for each table (the command's report reads
+    # them whichever way the table was built), then the cluster's own.
+    result = {"material": name, "state": state, "path": str(table_path(directory, name)),
               "seconds": round(time.perf_counter() - start, 3),
               "cpu_seconds": round(time.process_time() - cpu, 3), "worker": reporter.worker,
               "host": socket.gethostname(), "pid": os.getpid(), "peak_mib": round(_peak_mib(), 1),

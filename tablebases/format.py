@@ -47,13 +47,40 @@ SUFFIX = ".xqtb"
 SIDES = ("red", "black")
 
 
-class CorruptTableError(ValueError):
+class TablebaseError(ValueError):
+    """A table that cannot answer: missing, damaged, or beyond what can be built.
+
+    Every front end (the command line and its ``--json``, the studio's panels, the engine's
+    ``info string``, the web API) shows :meth:`user_text`: what is wrong, which file, and
+    what to do about it."""
+
+    def user_text(self) -> str:
+        return str(self)
+
+
+class CorruptTableError(TablebaseError):
     """A table file whose bytes are not what was written."""
 
     def __init__(self, path: Path | str, offset: int, problem: str) -> None:
         super().__init__(f"{path}: {problem} at offset {offset}")
         self.path = Path(path)
         self.offset = offset
+        self.problem = problem
+
+    def user_text(self) -> str:
+        """``damaged table DIR/KRKAA.xqtb: ... at offset N; rebuild it with: xqstudio tb
+        build KRKAA --tables DIR`` (``--rules chinese`` for a table of that rule set)."""
+        return f"damaged table {self}; rebuild it with: {rebuild_command(self.path)}"
+
+
+def rebuild_command(path: Path) -> str:
+    """The command that builds the table at ``path`` again (a Chinese-rules table lives in
+    the ``chinese`` folder of the table directory)."""
+    material = path.name[:-len(SUFFIX)] if path.name.endswith(SUFFIX) else path.stem
+    directory, rules = path.parent, ""
+    if directory.name == "chinese":
+        directory, rules = directory.parent, " --rules chinese"
+    return f"xqstudio tb build {material} --tables {directory}{rules}"
 
 
 @dataclass

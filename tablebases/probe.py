@@ -22,19 +22,35 @@ from xiangqi.pieces import COLOR_NAMES
 from xiangqi.rules import NATURAL_LIMIT_PLIES
 
 from ._chase import Attack, attack_of
-from .format import SIDES, SUFFIX, TableFile, TableHeader, table_path
+from .format import SIDES, SUFFIX, TablebaseError, TableFile, TableHeader, table_path
 from .material import Material, indexer_for
 from .values import ILLEGAL, decode
 
 
-class MissingTableError(KeyError):
-    """No table for the position's material in the directory."""
+class MissingTableError(TablebaseError, KeyError):
+    """No table for the position's material in the directory (a ``KeyError`` too: the
+    directory is a mapping from materials to tables)."""
 
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else "missing table"
 
 
-__all__ = ["Tablebase", "TableValue", "RankedMove", "MissingTableError", "describe",
+def missing_table_text(material: Material, directory: Path) -> str:
+    """``no table for KRKAA in DIR (build it with: xqstudio tb build KRKAA --tables DIR)``,
+    or, for a material whose table cannot be built here, why not."""
+    from .build import too_large_reason
+    from .paths import default_directory
+
+    reason = too_large_reason(material)
+    if reason is not None:
+        return f"no table for this position: {reason}"
+    where = "" if directory == default_directory() else f" --tables {directory}"
+    return f"no table for {material} in {directory} (build it with: xqstudio tb build " \
+           f"{material}{where})"
+
+
+__all__ = ["Tablebase", "TableValue", "RankedMove", "MissingTableError", "TablebaseError",
+           "describe",
            "open_tablebase", "NATURAL_LIMIT_PLIES"]
 
 
@@ -137,8 +153,7 @@ class Tablebase:
         if table is None:
             path = table_path(self.directory, name)
             if not path.exists():
-                raise MissingTableError(f"no table for {name} in {self.directory} "
-                                        f"(build it with: xqstudio tb build {name})")
+                raise MissingTableError(missing_table_text(material, self.directory))
             table = _Table(path)
             self._tables[name] = table
         return table

@@ -89,7 +89,7 @@ def test_position_judge_json_and_bad_arguments(capsys):
     assert status == 0 and data["moves"][0]["written"] == "车九进一"
     status, data = run_json(capsys, "judge", KRK, "zz")
     assert status == 1 and "error" in data
-    assert "from 2 to 1000" in usage_error(capsys, "position", "judge", KRK, "--occurrences", "1")
+    assert "from 2 to 1,000" in usage_error(capsys, "position", "judge", KRK, "--occurrences", "1")
     usage_error(capsys, "position", "judge", KRK, "--rules", "martian")
 
 
@@ -102,7 +102,7 @@ def test_tb_build_json_and_aliases(tables, capsys):
     assert status == 0 and data["tables"][0]["material"] == "KRK"
     status, data = run_json(capsys, "tb", "build", "KXK", "--tables", str(tables))
     assert status == 1 and "X" in data["error"]
-    assert "from 1 to 1024" in usage_error(capsys, "tb", "build", "KRK", "--threads", "0")
+    assert "from 1 to 1,024" in usage_error(capsys, "tb", "build", "KRK", "--threads", "0")
 
 
 def test_tb_tables_must_be_a_directory(tables, capsys):
@@ -160,7 +160,7 @@ def test_problem_solve_json_exit_status_and_alias(capsys):
     assert status == 1 and data["verdict"] == "no mate"
     status, data = run_json(capsys, "problem", "solve", BAD_FEN)
     assert status == 1 and "invalid FEN" in data["error"]
-    assert "at most 10000" in usage_error(capsys, "problem", "solve", ROOK_MATES,
+    assert "from 1 to 10,000" in usage_error(capsys, "problem", "solve", ROOK_MATES,
                                           "--max-moves", "99999999999999999999")
     usage_error(capsys, "problem", "solve", ROOK_MATES, "--seconds", "soon")
 
@@ -174,7 +174,7 @@ def test_problem_verify_json_exit_status_and_alias(capsys):
     status, data = run_json(capsys, "problem", "verify", BAD_FEN)
     assert status == 1 and "invalid FEN" in data["error"]
     usage_error(capsys, "problem", "verify", ROOK_MATES, "--stipulation", "lose")
-    assert "at most 10000" in usage_error(capsys, "problem", "verify", ROOK_MATES,
+    assert "from 1 to 10,000" in usage_error(capsys, "problem", "verify", ROOK_MATES,
                                           "--moves", "10001")
 
 

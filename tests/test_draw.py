@@ -163,12 +163,12 @@ def test_the_missing_table_is_named_with_its_cost(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argument, message", [
-    (["--moves", "-1"], "must be at least 1"),
-    (["--seconds", "-5"], "must be at least 0.0"),
+    (["--moves", "-1"], "must be from 1 to 10,000, not -1"),
+    (["--seconds", "-5"], "must be from 0 to 10,000,000, not -5"),
     (["--seconds", "inf"], "must be a finite number"),
-    (["--table-bits", "1"], "must be at least 2"),
+    (["--table-bits", "1"], "must be from 2 to 34, not 1"),
     (["--rules", "fide"], "invalid choice"),
-    (["--line-plies", "0"], "must be at least 1"),
+    (["--line-plies", "0"], "must be from 1 to 10,000, not 0"),
 ])
 def test_bad_arguments_are_usage_errors(capsys, argument, message):
     with pytest.raises(SystemExit) as info:

@@ -170,6 +170,15 @@ class XQStudioApp(App[None]):
         catalogue entry's, which sets the solver panel's mode: a draw study opens in 和)."""
         self._show_analyse().load_position(board, stipulation)
 
+    def switch_mode(self, mode: str):
+        """Switch to ``mode``; leaving analyse mode cancels its solver's search (a search the
+        user cannot see would go on using the CPU; the panel says why it stopped)."""
+        if mode != ANALYSE_MODE and self.current_mode == ANALYSE_MODE and \
+                self.analyse_screen is not None:
+            for panel in self.analyse_screen.query(SolverPanel):
+                panel.leave(f"the {mode}")
+        return super().switch_mode(mode)
+
     def action_browse_catalogue(self) -> None:
         """Show the catalogue's list (closing any practice over it)."""
         self.switch_mode(CATALOGUE_MODE)
@@ -183,7 +192,9 @@ class XQStudioApp(App[None]):
             screen.action_practise()
         elif isinstance(screen, AnalyseScreen):
             # The solver panel in its draw mode (和): hold the draw of the position.
-            drawing = screen.query_one("#solver-panel", SolverPanel).mode == "draw"
+            panel = screen.query_one("#solver-panel", SolverPanel)
+            drawing = panel.mode == "draw"
+            panel.leave("practice")
             self.push_screen(DrawPracticeScreen(screen.board) if drawing
                              else PracticeScreen(screen.board))
         else:

@@ -19,13 +19,17 @@ always starts it.
 from __future__ import annotations
 
 import argparse
+import difflib
+import re
 import sys
 
 from puzzles import cli as puzzles_cli
 from solver import cli as solver_cli
+from tablebases import TablebaseError
 from tablebases import cli as tablebases_cli
 from xiangqi import FenError
 from xiangqi import cli as xiangqi_cli
+from xiangqi.cli import fail
 
 from . import engine, web
 
@@ -33,8 +37,32 @@ from . import engine, web
 COMMAND_MODULES = [xiangqi_cli, tablebases_cli, solver_cli, puzzles_cli]
 
 
+class CommandParser(argparse.ArgumentParser):
+    """The parser of ``xqstudio`` and of each of its groups (argparse makes the sub-parsers of
+    the parent's class).  An unknown command is answered with the commands the help lists,
+    not the old spellings kept for scripts, and the nearest one."""
+
+    def error(self, message: str):
+        unknown = re.match(r"argument [A-Z]+: invalid choice: '?(.*?)'? \(choose from ", message)
+        listed = self._listed_commands()
+        if unknown and listed:
+            word = unknown.group(1)
+            near = difflib.get_close_matches(word, listed, n=1)
+            message = (f"unknown {'command' if self.prog == 'xqstudio' else 'action'} "
+                       f"{word!r}: {', '.join(listed)}" +
+                       (f" (did you mean {near[0]}?)" if near else ""))
+        super().error(message)
+
+    def _listed_commands(self) -> list[str]:
+        """The commands the help shows (those registered with a help text)."""
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                return [choice.dest for choice in action._choices_actions]
+        return []
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="xqstudio",
         description="XQ Studio: Xiangqi rules, endgame tablebases, mate solving and kill patterns.",
     )
@@ -96,6 +124,8 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except TablebaseError as error:   # a table missing, damaged or too large, met anywhere
+        return fail(args, error.user_text())
     except OSError as error:      # a path argument the file system refuses: bad input
         print(f"error: {error}", file=sys.stderr)
         return 1

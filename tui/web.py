@@ -25,7 +25,7 @@ answers for the side to move::
   shows ``loss``, as on lichess).
 
 Errors are JSON too: 400 ``{"error": ...}`` naming what is wrong with the FEN (rank, file),
-404 naming the table that is missing, 500 for a damaged table.  Answers are cached (an LRU
+404 naming the table that is missing, 503 for a damaged table.  Answers are cached (an LRU
 of ``--cache`` documents); the tables are opened once per process and read under one lock,
 so concurrent requests share the open files and their decoded blocks.
 
@@ -161,10 +161,15 @@ class TablebaseService:
             try:
                 body = _json(position_document(self.tablebase, board))
             except MissingTableError as error:
-                message = str(error).replace(f" in {self.directory}", "")
+                # The server's own paths are not the client's business.
+                message = error.user_text().replace(f" in {self.directory}", "").replace(
+                    f" --tables {self.directory}", "")
                 return 404, _json({"error": message, "fen": key})
             except CorruptTableError as error:
-                return 500, _json({"error": f"damaged table: {error}", "fen": key})
+                # The server's fault, not the query's; it may be rebuilt: 503, not 500.
+                return 503, _json({"error": f"damaged table {error.path.name} on the server "
+                                            f"({error.problem} at offset {error.offset})",
+                                   "fen": key})
             if self.cache_size:
                 self._cache[key] = body
                 if len(self._cache) > self.cache_size:

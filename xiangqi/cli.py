@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 import unicodedata
@@ -224,16 +225,6 @@ def write_diagram(args: argparse.Namespace, board: Board, title: str | None) -> 
     return 0
 
 
-def _positive_scale(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number, not {text!r}") from None
-    if not 0.1 <= value <= 20:
-        raise argparse.ArgumentTypeError(f"must be from 0.1 to 20, not {text}")
-    return value
-
-
 def add_diagram_options(parser: argparse.ArgumentParser,
                         json_option: bool = True) -> argparse.ArgumentParser:
     """``-o FILE`` (.svg, .png, .pdf), ``--title``, ``--flip``, ``--marks``, ``--arrows``,
@@ -247,7 +238,7 @@ def add_diagram_options(parser: argparse.ArgumentParser,
                         help="points to frame, e.g. e4,e5")
     parser.add_argument("--arrows", default="", metavar="MOVES",
                         help="arrows, e.g. h2e2,b0c2 (ICCS points, or moves in any notation)")
-    parser.add_argument("--scale", type=_positive_scale, default=2.0,
+    parser.add_argument("--scale", type=number_argument(0.1, 20, float), default=2.0,
                         help="PNG pixels per SVG unit (default 2: 1140x1356 pixels)")
     return add_json_option(parser) if json_option else parser
 
@@ -264,19 +255,61 @@ def _pad(text: str, cells: int) -> str:
     return text + " " * max(0, cells - width)
 
 
-def whole_number(minimum: int, maximum: int | None = None):
-    """An argparse type: an integer from ``minimum`` (to ``maximum``), else a usage error."""
-    def parse(text: str) -> int:
+# The largest whole number any argument takes: the catalogue's SQLite INTEGER and the
+# solver's counters are 64-bit signed.
+MAX_WHOLE_NUMBER = 2**63 - 1
+# The longest time budget (about 115 days): timers and deadlines take no more.
+MAX_SECONDS = 10.0**7
+
+
+def number_argument(minimum: float, maximum: float | None = None, kind: type = int):
+    """An argparse type: a finite ``kind`` (int or float) from ``minimum`` to ``maximum``
+    (default: :data:`MAX_WHOLE_NUMBER`), else a usage error naming the range.  Every numeric
+    option of every command is read by it, so none can overflow what it is given to.
+
+    >>> number_argument(1, 200)("30")
+    30
+    >>> number_argument(0)("99999999999999999999")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be at most 9,223,372,036,854,775,807, not 99999999999999999999
+    """
+    top = MAX_WHOLE_NUMBER if maximum is None else maximum
+    noun = "whole number" if kind is int else "number"
+
+    def parse(text: str):
         try:
-            value = int(text)
+            value = kind(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"must be a whole number, not {text!r}") from None
-        if value < minimum or (maximum is not None and value > maximum):
-            bound = f"from {minimum} to {maximum}" if maximum is not None else f"at least {minimum}"
-            raise argparse.ArgumentTypeError(f"must be {bound}, not {value}")
+            raise argparse.ArgumentTypeError(f"must be a {noun}, not {text!r}") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"must be a finite number, not {text}")
+        if not minimum <= value <= top:
+            if maximum is not None:
+                bound = f"from {_shown(minimum)} to {_shown(top)}"
+            else:
+                bound = f"at least {_shown(minimum)}" if value < minimum else \
+                    f"at most {_shown(top)}"
+            raise argparse.ArgumentTypeError(f"must be {bound}, not {text}")
         return value
-    parse.__name__ = "whole number"
+    parse.__name__ = noun       # argparse names the type in its own messages
     return parse
+
+
+def _shown(number: float) -> str:
+    """``10,000,000`` for a whole number, ``0.1`` otherwise."""
+    return f"{int(number):,}" if float(number).is_integer() else f"{number:g}"
+
+
+def whole_number(minimum: int, maximum: int | None = None):
+    """An argparse type: a whole number from ``minimum`` to ``maximum`` (see
+    :func:`number_argument`)."""
+    return number_argument(minimum, maximum, int)
+
+
+def seconds_argument():
+    """An argparse type: a time budget in seconds, 0 (none) to :data:`MAX_SECONDS`."""
+    return number_argument(0.0, MAX_SECONDS, float)
 
 
 def add_json_option(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:

@@ -49,6 +49,11 @@ def write_atomically(path: str | os.PathLike, data: bytes) -> None:
             break
         except FileExistsError:
             continue
+        except OSError as error:
+            # The user named ``path``, not the temporary file: say what is wrong with it.
+            why = "its directory does not exist" if not os.path.isdir(folder) else \
+                (error.strerror or str(error)).lower()
+            raise type(error)(f"cannot write {path}: {why}") from None
     try:
         with os.fdopen(descriptor, "wb") as handle:
             handle.write(data)

@@ -204,7 +204,7 @@ def test_live_progress_and_cancel_keep_the_proven_bound(tmp_path):
         return progress, text_of(panel, "#solver-result"), panel.check_action("cancel", ())
 
     progress, result, can_cancel = drive(panel, scenario)
-    assert re.fullmatch(r"solve: [\d,]+ nodes · [\d,]+ k nodes/s · [\d.]+ s · mate within "
+    assert re.fullmatch(r"solve: [\d,]+ nodes · [\d,]+ k nodes/s · [\d.]+ s of 60 s · mate within "
                         r"(\d+) proven, proving the shortest", progress)
     bound = int(re.search(r"mate within (\d+)", progress).group(1))
     assert bound >= 20

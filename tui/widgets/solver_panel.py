@@ -29,6 +29,7 @@ from textual.worker import Worker, WorkerState
 from solver.draw import DEFAULT_DRAW_SECONDS, DrawAnalysis, analyse_draw, report_lines
 from solver.search import (
     DEFAULT_MAX_MOVES,
+    DEFAULT_SEARCH_SECONDS,
     Limits,
     Solver,
     SolverError,
@@ -38,7 +39,7 @@ from solver.search import (
 )
 from solver.soundness import SoundnessReport, verify
 from solver.types import DEFAULT_DRAW_BOUND, DrawVerdict
-from tablebases import open_tablebase
+from tablebases import TablebaseError, open_tablebase
 from tablebases.paths import default_directory
 from xiangqi import Board, Move
 from xiangqi.notation import NOTATIONS, write_line, write_move
@@ -169,7 +170,13 @@ class SolverPanel(Widget, can_focus=True):
         padding: 0 1;
     }
     SolverPanel #solver-max-moves {
-        width: 8;
+        width: 6;
+    }
+    SolverPanel #solver-seconds-label {
+        padding: 0 1;
+    }
+    SolverPanel #solver-seconds {
+        width: 6;
     }
     SolverPanel #solver-progress {
         color: $text-muted;
@@ -249,6 +256,8 @@ class SolverPanel(Widget, can_focus=True):
         self.running: str | None = None   # "solve" or "verify" while a search runs
         self._run_board: Board | None = None
         self._run_max_moves: int | None = None
+        self._run_seconds = 0.0           # the running search's time budget (0: none)
+        self._cancel_reason = ""          # why the search was cancelled, if not by the user
         self._cancel = threading.Event()
         self._cancelled_run = False       # the last search ended because the user cancelled
         self._hook: _ProgressHook | None = None
@@ -264,6 +273,10 @@ class SolverPanel(Widget, can_focus=True):
             yield Label("max moves", id="solver-max-label")
             yield Input(placeholder=str(field_bound(self.mode)), type="integer",
                         id="solver-max-moves", compact=True)
+            # The time budget (0: none); empty: the default, shown as the hint.
+            yield Label("seconds", id="solver-seconds-label")
+            yield Input(placeholder=f"{self._default_seconds():g}", type="integer",
+                        id="solver-seconds", compact=True)
         with Horizontal(id="solver-actions"):
             yield Button("Solve (s)", id="solver-solve", variant="primary", compact=True)
             yield Button("Verify (v)", id="solver-verify", compact=True)
@@ -313,6 +326,7 @@ class SolverPanel(Widget, can_focus=True):
             return
         self.query_one("#solver-mode", Button).label = self._mode_label()
         self.query_one("#solver-max-moves", Input).placeholder = str(field_bound(mode))
+        self.query_one("#solver-seconds", Input).placeholder = f"{self._default_seconds():g}"
         self._redraw()
 
     def _mode_label(self) -> str:
@@ -331,10 +345,16 @@ class SolverPanel(Widget, can_focus=True):
             self.action_analyse_draw()
         elif board is not None and self._can_start():
             tablebase = self._open_tables()
-            max_moves = self._max_moves() or default_bound(board, self.mode, tablebase)
+            try:
+                max_moves = self._max_moves() or default_bound(board, self.mode, tablebase)
+            except TablebaseError as error:
+                if tablebase is not None:
+                    tablebase.close()
+                self._message = f"Cannot solve: {error.user_text()}"
+                self._redraw()
+                return
             hook = self._start(board, "solve", max_moves)
-            solver = Solver(board, self.mode, Limits(progress_nodes=PROGRESS_NODES),
-                            tablebase, hook)
+            solver = Solver(board, self.mode, self._limits(), tablebase, hook)
             hook.solver = self._solver = solver
             self._solve_in_thread(solver, max_moves, tablebase)
 
@@ -359,6 +379,14 @@ class SolverPanel(Widget, can_focus=True):
             hook = self._start(board, "draw analysis", bound)
             self._draw_in_thread(board, bound, hook)
 
+    def leave(self, where: str) -> None:
+        """The user left the screen that owns the panel (``where``: for the message): a
+        running search is cancelled rather than left to run unseen."""
+        if self.running:
+            job = self.running
+            self._cancel_search()
+            self._cancel_reason = f"The {job} was cancelled when you left for {where}."
+
     def action_cancel(self) -> None:
         """Stop the running search; what it proved so far is kept."""
         if self.running:
@@ -380,6 +408,21 @@ class SolverPanel(Widget, can_focus=True):
             return False
         return True
 
+    def _default_seconds(self) -> float:
+        return DEFAULT_DRAW_SECONDS if self.mode == "draw" else DEFAULT_SEARCH_SECONDS
+
+    def budget_seconds(self) -> float:
+        """The time budget of the next search: the seconds field (0: none), or the default
+        of the mode when it is empty."""
+        try:
+            value = int(self.query_one("#solver-seconds", Input).value)
+        except ValueError:
+            return self._default_seconds()
+        return float(max(value, 0))
+
+    def _limits(self) -> Limits:
+        return Limits(seconds=self.budget_seconds(), progress_nodes=PROGRESS_NODES)
+
     def _max_moves(self) -> int | None:
         """The max-moves field, or None when it is empty or not a positive number."""
         field = self.query_one("#solver-max-moves", Input)
@@ -394,7 +437,9 @@ class SolverPanel(Widget, can_focus=True):
         self.running = job
         self._run_board = board.copy(stack=False)
         self._run_max_moves = max_moves
+        self._run_seconds = self.budget_seconds()
         self._cancel.clear()
+        self._cancel_reason = ""
         self._cancelled_run = False
         self._solver = None
         hook = self._hook = _ProgressHook(self, self._cancel)
@@ -402,8 +447,10 @@ class SolverPanel(Widget, can_focus=True):
         self.analysis = None
         self._message = ""
         bound = f"within {max_moves} moves" if max_moves else "its forced length"
+        budget = f"{self._run_seconds:g} s" if self._run_seconds else "no time limit"
         self.query_one("#solver-progress", Static).update(
-            f"{job.capitalize()} ({MODE_NAMES[self.mode]}, {bound}): starting\u2026")
+            f"{job.capitalize()} ({MODE_NAMES[self.mode]}, {bound}, {budget}): "
+            "starting\u2026")
         self._redraw()
         return hook
 
@@ -428,7 +475,7 @@ class SolverPanel(Widget, can_focus=True):
         tablebase = self._open_tables()
         try:
             return verify(board, stipulation, moves, tablebase=tablebase,
-                          limits=Limits(progress_nodes=PROGRESS_NODES), progress=hook)
+                          limits=self._limits(), progress=hook)
         finally:
             if tablebase is not None:
                 tablebase.close()
@@ -437,10 +484,8 @@ class SolverPanel(Widget, can_focus=True):
     def _draw_in_thread(self, board: Board, bound: int, hook: _ProgressHook) -> DrawAnalysis:
         tablebase = self._open_tables()
         try:
-            return analyse_draw(board, bound, tablebase,
-                                Limits(seconds=DEFAULT_DRAW_SECONDS,
-                                       progress_nodes=PROGRESS_NODES),
-                                self.rules, hook, phase=hook.set_phase)
+            return analyse_draw(board, bound, tablebase, self._limits(), self.rules, hook,
+                                phase=hook.set_phase)
         finally:
             if tablebase is not None:
                 tablebase.close()
@@ -457,9 +502,11 @@ class SolverPanel(Widget, can_focus=True):
         else:
             bound = "searching for the forced length"
         order = f" \u00b7 {message.order}" if message.order and self.mode != "checks" else ""
+        budget = self._run_seconds
+        of = f" of {budget:g} s" if budget else " (no time limit)"
         self.query_one("#solver-progress", Static).update(
             f"{self.running}: {message.nodes:,} nodes \u00b7 {rate / 1e3:,.0f} k nodes/s \u00b7 "
-            f"{message.seconds:.1f} s \u00b7 {bound}{order}")
+            f"{message.seconds:.1f} s{of} \u00b7 {bound}{order}")
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker = event.worker
@@ -473,13 +520,17 @@ class SolverPanel(Widget, can_focus=True):
             progress.update("")       # the position changed meanwhile: the result is stale
         elif event.state == WorkerState.ERROR:
             error = worker.error
-            self._message = f"Cannot {job}: {error}" if isinstance(error, SolverError) else \
-                f"The {job} failed: {type(error).__name__}: {error}"
+            if isinstance(error, TablebaseError):
+                self._message = f"Cannot {job}: {error.user_text()}"
+            elif isinstance(error, SolverError):
+                self._message = f"Cannot {job}: {error}"
+            else:
+                self._message = f"The {job} failed: {type(error).__name__}: {error}"
             progress.update("")
         elif cancelled:
             # Cancelled: say so, and nothing else (what the search had not finished is not
             # a finding).
-            self._message = f"{(job or 'search').capitalize()} cancelled."
+            self._message = self._cancel_reason or f"{(job or 'search').capitalize()} cancelled."
             result = worker.result if event.state == WorkerState.SUCCESS else None
             if isinstance(result, SolveResult) and result.verdict == "mate" and result.length:
                 # A proof finished before the cancel is still a proof: keep it and its line.

@@ -9,7 +9,6 @@ histogram's counts run in thread workers.
 """
 from __future__ import annotations
 
-import math
 import threading
 import time
 from dataclasses import dataclass
@@ -29,9 +28,9 @@ from textual.widgets import Button, DataTable, ProgressBar, Static
 from textual.worker import Worker, WorkerState
 
 from tablebases import (
-    CorruptTableError,
     Material,
     MissingTableError,
+    TablebaseError,
     TableValue,
     describe,
     open_tablebase,
@@ -43,6 +42,7 @@ from tablebases.build import (
     default_threads,
     estimated_seconds,
     memory_needed,
+    too_large_reason,
 )
 from tablebases.format import table_path
 from tablebases.material import indexer_for
@@ -50,7 +50,7 @@ from tablebases.probe import RankedMove
 from tablebases.stats import SideStats, table_stats
 from xiangqi import Board, Move
 from xiangqi.notation import NOTATIONS, write_move
-from xiangqi.pieces import COLOR_NAMES, legal_points
+from xiangqi.pieces import COLOR_NAMES
 from xiangqi.rules import NATURAL_LIMIT_PLIES
 
 from .dtm_histogram import DtmHistogram
@@ -89,14 +89,10 @@ def plan_build(material: Material, directory: Path, threads: int) -> BuildPlan:
     """The plan for ``material``'s table; raises :class:`TooLargeError` when the table cannot
     be indexed or would not fit in the memory available."""
     canonical = material.canonical()
-    # The index's size is a 64-bit count: ask for it only when every placement of every
-    # piece, multiplied out, stays well below that (the index itself may wrap around).
-    if math.prod(len(legal_points(piece)) for piece in canonical.pieces()) >= 2**62:
-        raise TooLargeError(f"{canonical} has too many placements to index")
-    try:
-        size = indexer_for(canonical).size
-    except ValueError as error:
-        raise TooLargeError(f"{canonical} cannot be indexed ({error})") from None
+    reason = too_large_reason(canonical)
+    if reason is not None:
+        raise TooLargeError(reason)
+    size = indexer_for(canonical).size
     need = _memory_for(canonical, size)
     have = available_memory()
     if need > have:
@@ -409,10 +405,8 @@ class TablebasePanel(Widget, can_focus=True):
                 ranked = self.tablebase.ranked_moves(board)
             except MissingTableError as error:
                 value_text.update(self._missing_text(material, str(error)))
-            except CorruptTableError as error:
-                value_text.update(Text(f"Cannot read the table: {error}. "
-                                       f"`xqstudio tb build {canonical}` rebuilds it.",
-                                       style="red"))
+            except TablebaseError as error:
+                value_text.update(Text(error.user_text(), style="red"))
             else:
                 self.value, self.ranked = value, ranked
                 text = Text(describe(self.value, board.turn),
