@@ -1,0 +1,185 @@
+"""Every ``xqstudio`` command the README (and docs/) shows, run as a user would type it.
+
+The commands are read from the documents' ``sh`` blocks, in order (a later one may use what
+an earlier one built: ``tb stats KRKAABB`` after ``tb build KRKAABB``), and run in a
+temporary directory with their own tables and catalogue.  A placeholder (``"<FEN>"``,
+``<moves>``) is replaced by a position the command can work on.  A command fails the test if
+it prints a traceback, is not a command, or exits with a status other than the one the
+documents promise (0, or 1 where they say a negative answer gives 1).
+
+A command marked ``[heavy]`` in its comment (minutes of work, or a Dask cluster) is not run:
+its words are parsed by the real parser, so a renamed command or option still fails here.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tui.cli import build_parser
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+XQSTUDIO = str(Path(sys.executable).parent / "xqstudio")
+HEAVY = "[heavy]"
+# Where a document leaves the position to the reader: one each command can work on.
+FENS = {
+    "position judge": "4k4/9/R1n6/9/9/9/9/9/9/3K5 w",     # the README's own 长捉 example
+    "position": "r1ba1a3/4kn3/2n1b4/pNp1p1p1p/4c4/6P2/P1P2R2P/1CcC5/9/2BAKAB2 w - - 0 1",
+    "problem": "3ak4/4a4/9/9/9/9/9/9/9/3K4R w",             # K R vs K A A: mate in 3
+    "draw": "4k4/9/9/9/9/9/9/B4n3/9/3K5 w",                 # the README's K B vs K N draw
+}
+MOVES = "a7a9 e9e8 a9a7 e8e9 a7a9 e9e8 a9a7 e8e9"
+# The commands whose documented answer may be negative (exit status 1): a continuous-check
+# search where the mate needs a quiet move, a recorded line shown cut short ("..."), a
+# refutation of a position that is not lost, a FEN check of a position with a fault.
+NEGATIVE_OK = ("problem solve <FEN> --checks", "problem verify <FEN> --stipulation checks",
+               "problem refute", "position check")
+SHELL_STOPS = {">", ">>", "&&", "||", "|", ";", "&"}
+SAMPLE_PGN = """[Event "mine 1"]
+[FEN "3k5/9/9/9/9/9/9/9/9/R3K4 w - - 0 1"]
+
+1. a0a9 1-0
+"""
+
+
+def documented_commands() -> list[tuple[str, int, str]]:
+    """(document, line number, command) of every ``xqstudio`` line in an ``sh`` block, its
+    continuation lines joined."""
+    found = []
+    for document in DOCUMENTS:
+        in_shell, pending, start = False, "", 0
+        for number, line in enumerate(document.read_text(encoding="utf-8").splitlines(), 1):
+            if line.startswith("```"):
+                in_shell = line.strip() == "```sh"
+                continue
+            if not in_shell:
+                continue
+            if pending:
+                pending += " " + line.strip()
+            elif line.startswith("xqstudio "):
+                pending, start = line, number
+            if pending and not pending.rstrip().endswith("\\"):
+                found.append((document.name, start, pending))
+                pending = ""
+            elif pending:
+                pending = pending.rstrip()[:-1]
+    return found
+
+
+def words_of(command: str) -> tuple[list[str], bool]:
+    """The command's words, up to a shell operator, and whether it runs in the background."""
+    words = shlex.split(command, comments=True)
+    background = words[-1] == "&"
+    for index, word in enumerate(words):
+        if word in SHELL_STOPS:
+            words = words[:index]
+            break
+    return words[1:], background
+
+
+def with_placeholders(words: list[str]) -> list[str]:
+    group = " ".join(words[:2])
+    fen = FENS.get(group) or FENS.get(words[0], FENS["problem"])
+    if "--draw" in words or "draw" in words:
+        fen = FENS["draw"]
+    result: list[str] = []
+    for word in words:
+        if word == "<moves>":
+            result.extend(MOVES.split())
+        else:
+            result.append(word.replace("<FEN>", fen))
+    return result
+
+
+def test_the_documents_show_commands():
+    commands = documented_commands()
+    assert len(commands) >= 40
+    assert any(HEAVY in line for _, _, line in commands)
+
+
+@pytest.mark.parametrize("where, number, command",
+                         [c for c in documented_commands() if HEAVY in c[2]],
+                         ids=lambda value: str(value)[:60])
+def test_a_heavy_command_is_spelled_right(where, number, command):
+    words, _ = words_of(command)
+    try:
+        build_parser().parse_args(with_placeholders(words))
+    except SystemExit as exit:
+        pytest.fail(f"{where}:{number}: {command!r} does not parse (exit {exit.code})")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def serve_and_query(words: list[str], env: dict, cwd: Path, where: str) -> str | None:
+    """``tb serve ... &``: start it on a free port, ask the README's example query, stop it."""
+    port = free_port()
+    words = [str(port) if previous == "--port" else word
+             for previous, word in zip(["", *words], words)]
+    server = subprocess.Popen([XQSTUDIO, *words], env=env, cwd=cwd, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        url = f"http://127.0.0.1:{port}/xiangqi?fen=4k4/9/9/9/9/9/9/9/9/R2K5_w"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(url, timeout=5) as response:
+                    document = json.loads(response.read())
+                break
+            except urllib.error.HTTPError as error:
+                document = json.loads(error.read())
+                break
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    return f"{where}: the server did not answer: {server.stderr.read()}"
+                time.sleep(0.2)
+        if "error" in document and "no table" not in document["error"]:
+            return f"{where}: the server answered {document}"
+        return None
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def test_every_documented_command_runs(tmp_path):
+    """Each command in order, as a user in a fresh home directory would run it."""
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {**os.environ, "HOME": str(home), "XQSTUDIO_TABLES": str(tmp_path / "tables"),
+           "XQSTUDIO_CATALOGUE": str(tmp_path / "catalogue.sqlite")}
+    (tmp_path / "problems.pgn").write_text(SAMPLE_PGN, encoding="utf-8")
+    failures = []
+    for where, number, command in documented_commands():
+        if HEAVY in command:
+            continue
+        words, background = words_of(command)
+        words = with_placeholders(words)
+        place = f"{where}:{number}: xqstudio {' '.join(words)}"
+        if background:
+            problem = serve_and_query(words, env, tmp_path, place)
+            if problem:
+                failures.append(problem)
+            continue
+        result = subprocess.run([XQSTUDIO, *words], env=env, cwd=tmp_path, text=True,
+                                capture_output=True, timeout=300, stdin=subprocess.DEVNULL)
+        said = result.stderr + result.stdout
+        negative = any(" ".join(words).startswith(start.replace("<FEN>", FENS["problem"]))
+                       or start in command for start in NEGATIVE_OK)
+        allowed = (0, 1) if negative else (0,)
+        if "Traceback" in said or re.search(r"unknown (command|action)|unrecognized", said) \
+                or result.returncode not in allowed:
+            failures.append(f"{place}\n  exit {result.returncode}: {said.strip()[-400:]}")
+    assert not failures, "\n".join(failures)
