@@ -70,6 +70,10 @@ class CatalogueError(ValueError):
         self.problems = list(problems or [])
 
 
+class _OtherSchema(CatalogueError):
+    """A catalogue of another schema version (:func:`build` replaces it)."""
+
+
 @dataclass
 class BuildReport:
     path: Path
@@ -93,8 +97,9 @@ def record_stipulation(title: str, result: str = "") -> str:
 
 
 DRAW_ANALYSES = "draw_analyses.tsv"
-# The collection keys of draw_analyses.tsv.
-_DRAW_COLLECTIONS = {"shiqingyaqu": "适情雅趣", "jianghu": "江湖四大名局"}
+# The source keys of the shipped collections (draw_analyses.tsv's collection column): a book
+# reference may name a collection by its key (shiqingyaqu:7) as well as by its name (适情雅趣:7).
+COLLECTION_KEYS = {"shiqingyaqu": "适情雅趣", "jianghu": "江湖四大名局"}
 
 
 def load_draw_analyses(data_dir: Path = DATA_DIR) -> dict[tuple[str, int], dict]:
@@ -106,7 +111,7 @@ def load_draw_analyses(data_dir: Path = DATA_DIR) -> dict[tuple[str, int], dict]
     result = {}
     with path.open(encoding="utf-8", newline="") as handle:
         for line, row in enumerate(csv.DictReader(handle, delimiter="\t"), start=2):
-            collection = _DRAW_COLLECTIONS.get(row.get("collection", ""))
+            collection = COLLECTION_KEYS.get(row.get("collection", ""))
             if collection is None or not (row.get("number") or "").isdigit():
                 raise CatalogueError(f"{path}, line {line}: unknown collection or number "
                                      f"{row.get('collection')!r} {row.get('number')!r}")
@@ -352,6 +357,14 @@ def build(path: Path | str | None = None, data_dir: Path = DATA_DIR, verify: boo
     Every example's solution is replayed; with ``verify`` the solver also proves each stated
     length.  Any problem aborts the build with a :class:`CatalogueError` listing them all."""
     path = Path(path) if path is not None else default_database()
+    if path.exists() and (path.is_dir() or path.stat().st_size > 0):
+        try:
+            catalogue_database(path).close()
+        except _OtherSchema:
+            pass                                # an older catalogue: rebuilt
+        except CatalogueError as error:         # any other file is kept
+            raise CatalogueError(f"{error}; not replaced (remove it, or give another "
+                                 "--db)") from None
     patterns = load_patterns(data_dir)
     examples = load_examples(data_dir)
     known = {p["id"] for p in patterns}
@@ -527,15 +540,34 @@ def open_catalogue(path: Path | str | None = None,
         build(path)
     elif path == default_database() and _built_from_other_data(path):
         build(path)                     # the user's catalogue, from older data: progress kept
-    db = sqlite_utils.Database(path)
-    version = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-    if version is None or int(version[0]) != SCHEMA_VERSION:
-        raise CatalogueError(f"{path} has schema {version[0] if version else '?'}, this program "
-                             f"reads {SCHEMA_VERSION}: rebuild it with xqstudio catalogue build")
+    db = catalogue_database(path)
     try:
         ensure_progress_table(db)
-    except sqlite3.OperationalError as error:
+    except sqlite3.Error as error:
         raise database_error(db, error) from None
+    return db
+
+
+def catalogue_database(path: Path | str) -> sqlite_utils.Database:
+    """The existing catalogue file at ``path``, opened and checked: any SQLite failure (a file
+    that is not SQLite at all, an SQLite file without the catalogue's tables, a lock) and a
+    schema this program does not read raise a :class:`CatalogueError` naming the file.
+    :func:`open_catalogue` opens every catalogue through it."""
+    path = Path(path)
+    db = None
+    try:
+        db = sqlite_utils.Database(path)
+        version = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    except sqlite3.Error as error:
+        if db is not None:
+            db.close()
+        if "locked" in str(error) or "busy" in str(error):
+            raise database_error(str(path), error) from None
+        raise CatalogueError(f"{path} is not a catalogue database ({error})") from None
+    if version is None or not str(version[0]).isdigit() or int(version[0]) != SCHEMA_VERSION:
+        db.close()
+        raise _OtherSchema(f"{path} has schema {version[0] if version else '?'}, this program "
+                             f"reads {SCHEMA_VERSION}: rebuild it with xqstudio catalogue build")
     return db
 
 

@@ -388,7 +388,7 @@ def _handled(command):
             return command(args)
         except CatalogueError as error:
             return _fail(args, str(error))
-        except sqlite3.OperationalError as error:
+        except sqlite3.Error as error:          # a file that breaks after it was opened
             where = args.db if args.db is not None else default_database()
             return _fail(args, str(database_error(str(where), error)))
     return run
