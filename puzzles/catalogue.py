@@ -47,7 +47,7 @@ from solver import Limits, solve
 from solver.refute import DEFAULT_REFUTATION_MOVES, Refutation, refute
 from solver.search import SolveResult, table_mate_moves
 from tablebases import open_tablebase
-from xiangqi import Board, FenError, Move
+from xiangqi import RED, Board, FenError, Move
 from xiangqi.notation import write_line
 
 from .paths import DATA_DIR, default_database
@@ -588,9 +588,13 @@ def _built_from_other_data(path: Path) -> bool:
 
 
 def search(db: sqlite_utils.Database, query: str, limit: int = 50) -> list[dict]:
-    """Full-text search over names, aliases, descriptions and titles, best matches first."""
+    """Full-text search over names, aliases, descriptions and titles, best matches first; a
+    reference of one entry (``适情雅趣:7``, ``马后炮:2``) finds that entry."""
     if not query.strip():
         return []
+    entry = _referenced_entry(db, query)
+    if entry is not None:
+        return [_hit(entry)]
     rows = db.execute(
         "SELECT kind, ref FROM search WHERE search MATCH ? ORDER BY rank LIMIT ?",
         [_match_expression(query), limit]).fetchall()
@@ -600,10 +604,32 @@ def search(db: sqlite_utils.Database, query: str, limit: int = 50) -> list[dict]
             p = db.table("patterns").get(ref)
             hits.append({"kind": kind, "id": ref, "title": f"{p['name_zh']} ({p['name_en']})"})
         else:
-            c = db.table("compositions").get(int(ref))
-            hits.append({"kind": kind, "id": int(ref),
-                         "title": f"{c['collection']} {c['number']} {c['title']}"})
+            hits.append(_hit(get_entry(db, "composition", int(ref))))
     return hits
+
+
+def _hit(entry: Entry) -> dict:
+    """A search hit for an entry: a composition by its catalogue id, an example by its
+    reference (examples have no id of their own that commands read)."""
+    reference = entry_reference(entry)
+    if entry.kind == "composition":
+        return {"kind": "composition", "id": entry.id, "title": f"{reference} {entry.title}"}
+    return {"kind": "example", "id": reference, "title": entry.title}
+
+
+_REFERENCE_SHAPE = re.compile(r"\s*([^\s:：][^:：]*?)\s*[:：]\s*(\d+)\s*")
+
+
+def _referenced_entry(db: sqlite_utils.Database, text: str) -> Entry | None:
+    """The entry ``text`` names when it is a reference of one entry, NAME:N whose NAME is a
+    pattern or a collection (``适情雅趣:7``, ``马后炮:2``); None for any other text (searched as
+    words).  A number beyond the pattern's or collection's raises :class:`CatalogueError`."""
+    match = _REFERENCE_SHAPE.fullmatch(text)
+    if match is None or (_pattern_named(db, match.group(1)) is None
+                         and _collection_named(db, match.group(1)) is None):
+        return None
+    found = resolve_reference(db, text)
+    return found if isinstance(found, Entry) else None
 
 
 # -- browsing: examples and compositions as one list ------------------------------------------
@@ -757,15 +783,16 @@ def query(db: sqlite_utils.Database, text: str | None = None, pattern: str | Non
     """Examples and compositions matching every filter given, a page at a time.
 
     ``text``: full-text search (as :func:`search`; an example matches through its pattern's
-    names, aliases and descriptions), best matches first.  ``pattern``: a pattern's id,
-    Chinese name or alias (only its examples match).  ``collection``: a collection's name
-    (only its compositions match).  ``pieces``: the attacker has at least these pieces
-    besides its king (``"RN"``: a rook and a horse, maybe more; ``"RR"``: two rooks),
-    see :func:`parse_pieces`.  ``min_moves``/``max_moves``: the forced mate's length in
-    attacker moves (entries of unknown length are left out when either is given).
-    ``kind``: "example" or "composition".  ``verdict``: e.g. "mate".  Without ``text`` the
-    order is the examples in pattern order, then the compositions by collection and number.
-    An unknown pattern or collection, a bad piece or kind raises :class:`CatalogueError`.
+    names, aliases and descriptions), best matches first; a reference of one entry (``适情雅趣:7``,
+    ``马后炮:2``, see :func:`resolve_reference`) matches that entry.  ``pattern``: a pattern's id,
+    Chinese name or alias (only its examples match).  ``collection``: a collection's name or
+    source key (only its compositions match).  ``pieces``: the attacker has at least these pieces
+    besides its king (``"RN"``: a rook and a horse, maybe more; ``"RR"``: two rooks), see
+    :func:`parse_pieces`.  ``min_moves``/``max_moves``: the forced mate's length in attacker
+    moves (entries of unknown length are left out when either is given).  ``kind``: "example" or
+    "composition".  ``verdict``: e.g. "mate".  Without ``text`` the order is the examples in
+    pattern order, then the compositions by collection and number.  An unknown pattern or
+    collection, a bad piece or kind raises :class:`CatalogueError`.
     """
     if kind is not None and kind not in KINDS:
         raise CatalogueError(f"unknown kind {kind!r} (use example or composition)")
@@ -776,16 +803,17 @@ def query(db: sqlite_utils.Database, text: str | None = None, pattern: str | Non
     if kind is not None:
         where.append("kind = ?")
         params.append(kind)
+    referenced = _referenced_entry(db, text) if text is not None else None
+    if referenced is not None:                  # 适情雅趣:7 typed in the search: that entry
+        where.append("kind = ? AND id = ?")
+        params.extend([referenced.kind, referenced.id])
+        text = None
     if pattern is not None:
         where.append("pattern = ?")
         params.append(pattern_of(db, pattern).id)
     if collection is not None:
-        if db.execute("SELECT 1 FROM compositions WHERE collection = ? LIMIT 1",
-                      [collection]).fetchone() is None:
-            known = "、".join(c.name for c in list_collections(db))
-            raise CatalogueError(f"no collection {collection!r} (known: {known})")
         where.append("collection = ?")
-        params.append(collection)
+        params.append(collection_name(db, collection))
     if pieces is not None:
         wanted = parse_pieces(pieces)
         if wanted:
@@ -857,22 +885,102 @@ def get_entry(db: sqlite_utils.Database, kind: str, entry_id: int) -> Entry:
     return _entry(rows[0])
 
 
+REFERENCE_HELP = (
+    "a reference is a composition's catalogue id, the first column of `catalogue list "
+    "compositions` (12); a book reference COLLECTION:N, the collection's name or source key and "
+    "the number printed in the book, as the studio lists it (适情雅趣:7, shiqingyaqu:7); a kill "
+    "pattern, meaning all its examples (an id such as facing-kings, a Chinese name or an "
+    "alias); or one example of a pattern, PATTERN:N (马后炮:2)")
+"""What an entry reference is, for help texts and errors (see :func:`resolve_reference`)."""
+
+
+def entry_reference(entry: Entry) -> str:
+    """The reference that names ``entry`` alone, as the studio lists it and every command
+    taking a reference reads it: ``适情雅趣:7`` (collection and book number) or ``马后炮:2``
+    (pattern and example number)."""
+    if entry.kind == "example":
+        return f"{entry.pattern_name}:{entry.number}"
+    return f"{entry.collection}:{entry.number}"
+
+
+def resolve_reference(db: sqlite_utils.Database,
+                      reference: str) -> PatternSummary | Entry:
+    """What a reference names (see :data:`REFERENCE_HELP`): a composition by its catalogue id
+    (``12``) or its book reference (``适情雅趣:7``, ``shiqingyaqu:7``), an example of a pattern
+    (``马后炮:2``, the entry titled 马后炮 例2), or a pattern as a whole (its id, Chinese name or
+    alias).  A full-width colon (``适情雅趣：7``) is read as a colon.  Anything else raises a
+    :class:`CatalogueError` saying what a reference is."""
+    text = reference.strip().replace("：", ":")
+    if text.isdigit():
+        return get_entry(db, "composition", int(text))
+    name, colon, number = text.rpartition(":")
+    name, number = name.strip(), number.strip()
+    if colon and name and number.isdigit():
+        pattern = _pattern_named(db, name)
+        if pattern is not None:
+            examples = query(db, pattern=pattern.id, limit=None).entries
+            if not 1 <= int(number) <= len(examples):
+                raise CatalogueError(f"{pattern.name_zh} has {len(examples)} examples, no "
+                                     f"example {number} (use {name}:1 to "
+                                     f"{name}:{len(examples)})")
+            return examples[int(number) - 1]
+        collection = _collection_named(db, name)
+        if collection is None:
+            raise CatalogueError(f"no pattern or collection {name!r} in {reference!r} "
+                                 f"({REFERENCE_HELP})")
+        row = db.execute("SELECT id FROM compositions WHERE collection = ? AND number = ?",
+                         [collection, int(number)]).fetchone()
+        if row is None:
+            first, last = db.execute("SELECT min(number), max(number) FROM compositions "
+                                     "WHERE collection = ?", [collection]).fetchone()
+            raise CatalogueError(f"{collection} has no number {number} (its numbers run "
+                                 f"{first} to {last}: {collection}:{first} to "
+                                 f"{collection}:{last})")
+        return get_entry(db, "composition", row[0])
+    pattern = _pattern_named(db, text)
+    if pattern is not None:
+        return pattern
+    collection = _collection_named(db, text)
+    if collection is not None:
+        last = db.execute("SELECT max(number) FROM compositions WHERE collection = ?",
+                          [collection]).fetchone()[0]
+        raise CatalogueError(f"{text!r} is a collection: name one of its compositions, "
+                             f"{collection}:1 to {collection}:{last}")
+    raise CatalogueError(f"no pattern {text!r} ({REFERENCE_HELP})")
+
+
 def entries_of(db: sqlite_utils.Database, reference: str) -> list[Entry]:
-    """The entries a reference names, as ``catalogue show`` reads it: a composition's id
-    (``492``), a pattern (id, Chinese name or alias: all its examples), or one example of a
-    pattern by its number there (``马后炮:2``, the entry titled 马后炮 例2)."""
-    reference = reference.strip()
-    if reference.isdigit():
-        return [get_entry(db, "composition", int(reference))]
-    name, colon, number = reference.rpartition(":")
-    if colon and number.isdigit() and name:
-        pattern = pattern_of(db, name)
-        examples = query(db, pattern=pattern.id, limit=None).entries
-        if not 1 <= int(number) <= len(examples):
-            raise CatalogueError(f"{pattern.name_zh} has {len(examples)} examples, no example "
-                                 f"{number} (use {name}:1 to {name}:{len(examples)})")
-        return [examples[int(number) - 1]]
-    return query(db, pattern=pattern_of(db, reference).id, limit=None).entries
+    """The entries a reference names (see :func:`resolve_reference`): one entry, or every
+    example of a pattern named as a whole."""
+    found = resolve_reference(db, reference)
+    if isinstance(found, PatternSummary):
+        return query(db, pattern=found.id, limit=None).entries
+    return [found]
+
+
+def collection_name(db: sqlite_utils.Database, name: str) -> str:
+    """The collection called ``name``, or whose source key ``name`` is (``shiqingyaqu``:
+    适情雅趣); an unknown one raises :class:`CatalogueError` naming the known ones."""
+    found = _collection_named(db, name)
+    if found is None:
+        known = "、".join(c.name for c in list_collections(db))
+        raise CatalogueError(f"no collection {name!r} (known: {known})")
+    return found
+
+
+def _collection_named(db: sqlite_utils.Database, name: str) -> str | None:
+    for candidate in (name, COLLECTION_KEYS.get(name.strip().lower())):
+        if candidate and db.execute("SELECT 1 FROM compositions WHERE collection = ? LIMIT 1",
+                                    [candidate]).fetchone() is not None:
+            return candidate
+    return None
+
+
+def _pattern_named(db: sqlite_utils.Database, name: str) -> PatternSummary | None:
+    try:
+        return pattern_of(db, name)
+    except CatalogueError:
+        return None
 
 
 def pattern_of(db: sqlite_utils.Database, name: str) -> PatternSummary:
@@ -1095,7 +1203,7 @@ def compositions_to_verify(db: sqlite_utils.Database, collection: str | None = N
     params: list[str | int] = []
     if collection is not None:
         where.append("collection = ?")
-        params.append(collection)
+        params.append(collection_name(db, collection))
     if numbers:
         where.append(f"number IN ({', '.join('?' for _ in numbers)})")
         params.extend(numbers)
@@ -1137,24 +1245,37 @@ def write_verdicts(db: sqlite_utils.Database, verdicts: dict[int, dict]) -> int:
 
 
 def export_records(db: sqlite_utils.Database, collection: str | None = None,
-                   pattern: str | None = None) -> list:
-    """Records (for :func:`puzzles.formats.write`) of a collection or of a pattern's examples."""
+                   pattern: str | None = None, references: list[str] | None = None) -> list:
+    """Records (for :func:`puzzles.formats.write`) of the entries ``references`` name (see
+    :func:`resolve_reference`), else of a pattern's examples (``pattern``: id, Chinese name
+    or alias), else of a collection (name or source key; None: every collection), each with
+    its own title (see :func:`entry_record`)."""
+    if references:
+        entries = [entry for reference in references for entry in entries_of(db, reference)]
+    elif pattern is not None:
+        entries = query(db, pattern=pattern, limit=None).entries
+    else:
+        entries = query(db, collection=collection, kind="composition", limit=None).entries
+    return [entry_record(entry) for entry in entries]
+
+
+def entry_record(entry: Entry):
+    """An entry as a :class:`puzzles.formats.Record`: its position, main line and tags.  The
+    title is the entry's own name (a composition's, 春雷惊蛰; an example's, 马后炮 例2; its
+    reference if it has none); the event says where it comes from and what it is called, as
+    the shipped collection's records do (适情雅趣 第7局 春雷惊蛰); the round is its number
+    there.  So no two entries share a title or an event unless their names are equal."""
     from .formats import Record
 
-    if pattern is not None:
-        rows = db.query("SELECT e.*, p.name_zh FROM examples e JOIN patterns p "
-                        "ON p.id = e.pattern_id WHERE p.id = ? OR p.name_zh = ? ORDER BY e.id",
-                        [pattern, pattern])
-        return [Record(r["fen"], r["solution_iccs"].split(),
-                       {"title": f"{r['name_zh']} {r['moves']}", "event": r["name_zh"],
-                        "result": "1-0"}) for r in rows]
-    sql, params = "SELECT * FROM compositions", []
-    if collection is not None:
-        sql, params = sql + " WHERE collection = ?", [collection]
-    return [Record(r["fen"], r["main_line_iccs"].split(),
-                   {"title": r["title"], "event": f"{r['collection']} {r['number']}",
-                    "result": "1-0" if r["verdict"] == "mate" else "*"})
-            for r in db.query(sql + " ORDER BY collection, number", params)]
+    title = entry.title or entry_reference(entry)
+    if entry.kind == "example":
+        event, result = title, "1-0" if Board(entry.fen).turn == RED else "0-1"
+    else:
+        event = f"{entry.collection} 第{entry.number}局 {entry.title}".strip()
+        result = "1-0" if entry.verdict == "mate" else "*"
+    return Record(entry.fen, list(entry.main_line),
+                  {"title": title, "event": event, "round": str(entry.number),
+                   "result": result})
 
 
 # -- the user's progress ------------------------------------------------------------------------

@@ -76,3 +76,144 @@ def test_not_a_catalogue_in_json(tmp_path, capsys):
         message = f"{other} is not a catalogue database (no such table: meta)"
         assert json.loads(captured.out) == {"error": message}
         assert captured.err == f"error: {message}\n"
+
+
+# -- 4. references: 适情雅趣:7 as the studio lists it ------------------------------------------
+
+def test_a_book_reference_shows_the_composition_the_studio_lists(shipped, tmp_path):
+    from puzzles.catalogue import entry_reference, open_catalogue, query
+
+    db = open_catalogue(shipped)
+    chun_lei = query(db, text="春雷惊蛰").entries[0]
+    assert (chun_lei.collection, chun_lei.number) == ("适情雅趣", 7)
+    # The studio's reference column and the command line say the same.
+    from tui.screens.catalogue import entry_place
+    assert entry_place(chun_lei) == entry_reference(chun_lei) == "适情雅趣:7"
+    for reference in ("适情雅趣:7", "shiqingyaqu:7", "适情雅趣：7", str(chun_lei.id)):
+        result = xqstudio("show", reference, "--db", shipped, home=tmp_path)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.splitlines()[0] == f"适情雅趣:7 春雷惊蛰 (id {chun_lei.id})"
+    # A bare number is the catalogue id (as `list compositions` shows it), not a book number.
+    result = xqstudio("show", "7", "--db", shipped, home=tmp_path)
+    assert result.stdout.splitlines()[0] == "适情雅趣:2 马蹀阏氏 (id 7)"
+    listed = xqstudio("list", "compositions", "--collection", "shiqingyaqu", "--limit", "7",
+                      "--db", shipped, home=tmp_path).stdout.splitlines()
+    assert listed[6].split()[:3] == [str(chun_lei.id), "适情雅趣:7", "春雷惊蛰"]
+    shown = json.loads(xqstudio("show", "适情雅趣:7", "--json", "--db", shipped,
+                                home=tmp_path).stdout)
+    assert (shown["title"], shown["reference"], shown["number"]) == ("春雷惊蛰", "适情雅趣:7", 7)
+    example = xqstudio("show", "马后炮:2", "--db", shipped, home=tmp_path)
+    assert example.returncode == 0 and example.stdout.startswith("马后炮:2 马后炮 例2")
+
+
+def test_references_in_search_and_errors(shipped, tmp_path, capsys):
+    from puzzles.catalogue import open_catalogue, query
+
+    db = open_catalogue(shipped)
+    # The studio's search box and `catalogue search` take a reference of one entry.
+    assert [(e.title, e.number) for e in query(db, text="适情雅趣:7").entries] == \
+        [("春雷惊蛰", 7)]
+    assert main(["catalogue", "search", "适情雅趣:7", "--db", str(shipped), "--json"]) == 0
+    hits = json.loads(capsys.readouterr().out)["hits"]
+    assert [hit["title"] for hit in hits] == ["适情雅趣:7 春雷惊蛰"]
+    for reference, message in [
+            ("适情雅趣:999", "适情雅趣 has no number 999 (its numbers run 1 to 551"),
+            ("适情雅趣", "'适情雅趣' is a collection: name one of its compositions, 适情雅趣:1 "
+                        "to 适情雅趣:551"),
+            ("nowhere:3", "no pattern or collection 'nowhere' in 'nowhere:3' (a reference is"),
+            ("无此杀法", "no pattern '无此杀法' (a reference is")]:
+        result = xqstudio("show", reference, "--db", shipped, home=tmp_path)
+        assert result.returncode == 1 and "Traceback" not in result.stderr
+        assert result.stderr.startswith(f"error: {message}"), result.stderr
+
+
+@pytest.mark.parametrize("command", ["show", "diagram", "sheet", "export"])
+def test_help_says_what_a_reference_is(command, tmp_path):
+    result = xqstudio(command, "--help", home=tmp_path)
+    text = " ".join(result.stdout.split())
+    assert result.returncode == 0
+    for words in ("适情雅趣:7", "shiqingyaqu:7", "马后炮:2", "facing-kings",
+                  "catalogue id", "the number printed in the book"):
+        assert words in text, words
+
+
+# -- 1. export writes every format it names; 2. each entry titled by its own name ------------
+
+@pytest.mark.parametrize("name", ["all.fen", "all.txt", "all.epd"])
+def test_export_to_a_fen_list_keeps_the_solutions_as_comments(shipped, tmp_path, name):
+    from puzzles.catalogue import open_catalogue, query
+    from puzzles.formats import read
+
+    out = tmp_path / name
+    result = xqstudio("export", out, "--collection", "适情雅趣", "--db", shipped, home=tmp_path)
+    assert result.returncode == 0, result.stderr
+    entries = query(open_catalogue(shipped), collection="适情雅趣", limit=None).entries
+    solved = [e for e in entries if e.main_line]
+    assert result.stdout == (f"wrote 551 records (fen) to {out} ({len(solved)} solutions kept "
+                             "as '# solution:' comments; a FEN list holds positions)\n")
+    records = read(out)                 # the comments are skipped by the reader
+    assert [r.fen for r in records] == [e.fen for e in entries]
+    assert [r.tags["title"] for r in records][6] == "春雷惊蛰"
+    text = out.read_text(encoding="utf-8")
+    assert text.count("# solution: ") == len(solved)
+    assert f"# solution: {' '.join(entries[0].main_line)}\n" in text
+
+
+def test_export_writes_every_format_it_names(shipped, tmp_path):
+    from puzzles.formats import FORMATS, read
+
+    for suffix in (s for f in FORMATS for s in f.suffixes if f.name != "xqf"):
+        out = tmp_path / f"cannon{suffix}"
+        result = xqstudio("export", out, "--pattern", "马后炮", "--db", shipped, home=tmp_path)
+        assert result.returncode == 0, (suffix, result.stderr)
+        assert [r.tags["title"] for r in read(out)] == ["马后炮 例1", "马后炮 例2", "马后炮 例3"]
+    # XQF holds one problem: one entry named by its reference is written, many refused.
+    out = tmp_path / "chun_lei.xqf"
+    result = xqstudio("export", out, "适情雅趣:7", "--db", shipped, home=tmp_path)
+    assert result.returncode == 0, result.stderr
+    (record,) = read(out)
+    assert record.tags["title"] == "春雷惊蛰" and record.moves
+    result = xqstudio("export", tmp_path / "many.xqf", "--db", shipped, home=tmp_path)
+    assert result.returncode == 1 and "an XQF file holds one problem and 556 are selected" \
+        in result.stderr
+    assert not (tmp_path / "many.xqf").exists()
+
+
+def test_export_errors_name_what_the_user_gave(shipped, tmp_path):
+    result = xqstudio("export", tmp_path / "all.doc", "--db", shipped, home=tmp_path)
+    assert result.returncode == 1
+    assert result.stderr == (f"error: cannot export to {tmp_path / 'all.doc'}: unknown file "
+                             "type '.doc'; export writes .fen .epd .txt (fen); .pgn (pgn); "
+                             ".dhtml .dhtmlxq (dhtmlxq); .xqf (xqf)\n")
+    missing = tmp_path / "no" / "such"
+    result = xqstudio("export", missing / "all.pgn", "--json", "--db", shipped, home=tmp_path)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    error = json.loads(result.stdout)
+    assert error["error"] == f"{missing / 'all.pgn'}: cannot write: there is no directory {missing}"
+    assert error["file"] == str(missing / "all.pgn") and ".tmp" not in result.stderr
+    assert not missing.exists()
+
+
+def test_exported_titles_are_each_entrys_own_name(shipped, tmp_path):
+    from puzzles.formats import read
+
+    out = tmp_path / "mixed.pgn"
+    result = xqstudio("export", out, "适情雅趣:7", "适情雅趣:8", "马后炮", "--db", shipped,
+                      home=tmp_path)
+    assert result.returncode == 0, result.stderr
+    text = out.read_text(encoding="utf-8")
+    assert text.count('[Title "马后炮 例') == 3 and '[Title "马后炮 2"]' not in text
+    records = read(out)
+    assert [r.tags["title"] for r in records] == ["春雷惊蛰", "珠藏韫柜", "马后炮 例1",
+                                                  "马后炮 例2", "马后炮 例3"]
+    assert [r.tags["event"] for r in records][:3] == ["适情雅趣 第7局 春雷惊蛰",
+                                                      "适情雅趣 第8局 珠藏韫柜", "马后炮 例1"]
+    # The whole book: no two titles alike unless the names are.
+    whole = tmp_path / "whole.pgn"
+    assert xqstudio("export", whole, "--collection", "shiqingyaqu", "--db", shipped,
+                    home=tmp_path).returncode == 0
+    from puzzles.catalogue import open_catalogue, query
+    names = [e.title for e in query(open_catalogue(shipped), collection="适情雅趣",
+                                    limit=None).entries]
+    assert [r.tags["title"] for r in read(whole)] == names
+    assert len({r.tags["event"] for r in read(whole)}) == 551
