@@ -47,7 +47,7 @@ from solver import Limits, solve
 from solver.refute import DEFAULT_REFUTATION_MOVES, Refutation, refute
 from solver.search import SolveResult, table_mate_moves
 from tablebases import open_tablebase
-from xiangqi import RED, Board, FenError, Move
+from xiangqi import RED, STARTING_FEN, Board, FenError, Move
 from xiangqi.notation import write_line
 
 from .paths import DATA_DIR, default_database
@@ -1020,24 +1020,122 @@ def list_collections(db: sqlite_utils.Database) -> list[CollectionSummary]:
             for name, counts in verdicts.items()]
 
 
+EXISTING = ("replace", "skip")
+"""What an import does with positions its collection already holds (see
+:func:`import_problems`)."""
+
+
+class RepeatedPositions(CatalogueError):
+    """An import refused because positions of the file are already in the collection:
+    ``repeated`` lists each as (its record's number in the file, the entry's number in the
+    collection)."""
+
+    def __init__(self, message: str, repeated: list[tuple[int, int]]) -> None:
+        super().__init__(message)
+        self.repeated = repeated
+
+
+@dataclass
+class ImportReport:
+    """What :func:`import_problems` did: the numbers (in ``collection``) of the entries it
+    ``added``, of those whose data it ``replaced`` and of those it left as they were
+    (``skipped``: their positions were in the file too); ``repeated`` pairs each record of the
+    file whose position the collection already held (its number in the file, from 1) with
+    that entry's number."""
+    collection: str
+    added: list[int] = field(default_factory=list)
+    replaced: list[int] = field(default_factory=list)
+    skipped: list[int] = field(default_factory=list)
+    repeated: list[tuple[int, int]] = field(default_factory=list)
+
+    @property
+    def imported(self) -> int:
+        """Records written: added or replacing an entry's data."""
+        return len(self.added) + len(self.replaced)
+
+
+_START_KEY = " ".join(STARTING_FEN.split()[:2])
+
+
+def position_key(fen: str, moves: str | list[str] = "") -> str:
+    """What makes two records the same problem for an import: the placement and the side to
+    move (the move counters aside) -- and, for a game from the opening position, its moves
+    (games all start there; their moves tell them apart).
+
+    >>> position_key("3k5/9/9/9/9/9/9/9/9/R3K4 w - - 3 9", ["a0d0"])
+    '3k5/9/9/9/9/9/9/9/9/R3K4 w'
+    """
+    key = " ".join(Board(fen).fen().split()[:2])
+    if key == _START_KEY:
+        key += " " + " ".join(moves.split() if isinstance(moves, str) else moves)
+    return key
+
+
+def _references_text(collection: str, repeated: list[tuple[int, int]], shown: int = 8) -> str:
+    parts = [f"record {record} = {collection}:{number}" for record, number in repeated[:shown]]
+    more = len(repeated) - shown
+    return ", ".join(parts) + (f" and {more} more" if more > 0 else "")
+
+
 def import_file(db: sqlite_utils.Database, path: Path | str, collection: str,
-                verify_seconds: float = 0.0) -> int:
+                verify_seconds: float = 0.0, existing: str | None = None) -> int:
+    """Add every record of a problem file to ``collection`` (see :func:`import_problems`);
+    returns how many records were written."""
+    return import_problems(db, path, collection, verify_seconds, existing).imported
+
+
+def import_problems(db: sqlite_utils.Database, path: Path | str, collection: str,
+                    verify_seconds: float = 0.0, existing: str | None = None) -> ImportReport:
     """Add every record of a problem file (any format of :mod:`puzzles.formats`) to the
     compositions of ``collection``, in one transaction: a bad record raises
     :class:`puzzles.formats.FormatError` (file and line or offset) and nothing is written.
 
-    With ``verify_seconds`` each position is solved (continuous checks first, then quiet
-    moves) within that budget and the verdict recorded; otherwise it is "unverified"."""
+    A record whose position (:func:`position_key`; a game from the opening position: with its
+    moves) the collection already holds is a repeat.
+    With repeats and no ``existing``, :class:`RepeatedPositions` is raised (how many, which)
+    and nothing is written; ``existing="replace"`` replaces those entries' data (title,
+    position, line, verdict, source; number and id kept) and ``existing="skip"`` keeps them
+    as they are, adding only the new positions.
+
+    With ``verify_seconds`` each position written is solved (continuous checks first, then
+    quiet moves) within that budget and the verdict recorded; otherwise it is
+    "unverified"."""
     from .formats import read
 
+    if existing is not None and existing not in EXISTING:
+        raise ValueError(f"existing must be one of {EXISTING} or None, not {existing!r}")
     records = read(path)
     try:
         start = db.execute("SELECT coalesce(max(number), 0) FROM compositions "
                            "WHERE collection = ?", [collection]).fetchone()[0]
+        held: dict[str, tuple[int, int]] = {}
+        for ident, number, fen, line in db.execute(
+                "SELECT id, number, fen, main_line_iccs FROM compositions "
+                "WHERE collection = ? ORDER BY number", [collection]).fetchall():
+            held.setdefault(position_key(fen, line or ""), (ident, number))
     except sqlite3.OperationalError as error:
         raise database_error(db, error, "nothing imported") from None
-    rows = []
-    for offset, record in enumerate(records, start=1):
+    report = ImportReport(collection)
+    targets: list[tuple[int, int] | None] = []      # (id, number) of the entry a record repeats
+    for index, record in enumerate(records, start=1):
+        found = held.get(position_key(record.fen, record.moves))
+        if found is not None:
+            report.repeated.append((index, found[1]))
+        targets.append(found)
+    if report.repeated and existing is None:
+        count = len(report.repeated)
+        raise RepeatedPositions(
+            f"{count} of the {len(records)} position{'' if len(records) == 1 else 's'} in "
+            f"{Path(path).name} {'is' if count == 1 else 'are'} already in {collection!r} "
+            f"({_references_text(collection, report.repeated)}); nothing imported: "
+            "--skip-existing adds only the new positions, --replace replaces the existing "
+            "entries' data", report.repeated)
+    rows: list[dict] = []
+    replacements: list[tuple[int, dict]] = []
+    for record, found in zip(records, targets):
+        if found is not None and existing == "skip":
+            report.skipped.append(found[1])
+            continue
         board = Board(record.fen)
         verdict, moves, line = "unverified", None, [Move.from_iccs(m) for m in record.moves]
         title = record.tags.get("title") or record.tags.get("event") or ""
@@ -1046,36 +1144,55 @@ def import_file(db: sqlite_utils.Database, path: Path | str, collection: str,
             verdict, line = _analyse_for_catalogue(board, verify_seconds, line)
         elif verify_seconds > 0:
             verdict, stipulation, moves, line = _solve_for_catalogue(board, verify_seconds, line)
-        rows.append({
-            "collection": collection, "number": start + offset,
+        row = {
             "title": title,
             "fen": board.fen(), "stipulation": stipulation, "verdict": verdict, "moves": moves,
             "main_line_iccs": " ".join(m.iccs() for m in line),
             "main_line_zh": " ".join(write_line(board, line, "chinese")),
             "source": str(Path(path).name), "licence": record.tags.get("licence", ""),
-        })
-    if not rows:
-        return 0
-    columns = list(rows[0])
+        }
+        if found is not None:
+            replacements.append((found[0], row))
+            report.replaced.append(found[1])
+        else:
+            number = start + len(rows) + 1
+            rows.append({"collection": collection, "number": number, **row})
+            report.added.append(number)
+    if not rows and not replacements:
+        return report
     # One transaction for the rows and their search entries (sqlite-utils' insert_all
     # commits by itself, so plain statements are used): a failure anywhere writes nothing.
     try:
         with db.conn:
             if not db.conn.in_transaction:
                 db.conn.execute("BEGIN IMMEDIATE")    # the write lock now, or a clear error
-            db.conn.executemany(
-                f"INSERT INTO compositions ({', '.join(columns)}) "
-                f"VALUES ({', '.join('?' for _ in columns)})",
-                [[row[c] for c in columns] for row in rows])
+            if rows:
+                columns = list(rows[0])
+                db.conn.executemany(
+                    f"INSERT INTO compositions ({', '.join(columns)}) "
+                    f"VALUES ({', '.join('?' for _ in columns)})",
+                    [[row[c] for c in columns] for row in rows])
+            if replacements:
+                columns = list(replacements[0][1])
+                db.conn.executemany(
+                    f"UPDATE compositions SET {', '.join(f'{c} = ?' for c in columns)} "
+                    "WHERE id = ?", [[*row.values(), ident] for ident, row in replacements])
+                if "draw_analyses" in db.table_names():    # the old data's analysis is void
+                    db.conn.executemany("DELETE FROM draw_analyses WHERE composition_id = ?",
+                                        [(ident,) for ident, _ in replacements])
+                db.conn.executemany("DELETE FROM search WHERE kind = 'composition' AND ref = ?",
+                                    [(str(ident),) for ident, _ in replacements])
+            written = report.added + report.replaced
             db.conn.executemany(
                 "INSERT INTO search (kind, ref, title, body) VALUES ('composition', ?, ?, ?)",
                 [(str(r[0]), spaced(f"{r[1]} {r[2]}"), spaced(f"{r[3]} {r[4]}"))
                  for r in db.execute(
                     "SELECT id, collection, title, verdict, stipulation FROM compositions "
-                    "WHERE collection = ? AND number > ?", [collection, start]).fetchall()])
+                    f"WHERE collection = ? AND number IN ({', '.join('?' for _ in written)})",
+                    [collection, *written]).fetchall()])
     except sqlite3.OperationalError as error:
         raise database_error(db, error, "nothing imported") from None
-    return len(rows)
+    return report
 
 
 def database_path(db: sqlite_utils.Database) -> str:

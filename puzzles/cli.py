@@ -32,7 +32,10 @@ show PATTERN             ``{"kind": "pattern", "id", "name_zh", "name_en", "alia
 search TEXT              ``{"query", "hits": [{"kind", "id", "title"}]}`` (kind "pattern",
                          "composition", or "example" with its reference as id)
 import FILE              ``{"file", "collection", "imported", "first_number", "last_number",
-                         "verdicts": {verdict: count}}``
+                         "verdicts": {verdict: count}, "replaced": [number], "skipped":
+                         [number]}`` (imported: new entries; verdicts: of those written); a
+                         refused import of repeated positions adds ``"repeated": [{"record",
+                         "number"}]`` to its error
 export FILE [REF...]     ``{"file", "format", "records", "solutions"}`` (records with moves)
 diagram REF -o FILE      ``{"file", "format", "fen", "title", "warnings"}``
 sheet REF... -o FILE     ``{"file", "format", "problems": [{"kind", "id", "heading",
@@ -67,6 +70,7 @@ from .catalogue import (
     REFERENCE_HELP,
     CatalogueError,
     Entry,
+    RepeatedPositions,
     VerifyBudget,
     build,
     composition_numbers,
@@ -75,7 +79,7 @@ from .catalogue import (
     entries_of,
     entry_reference,
     export_records,
-    import_file,
+    import_problems,
     list_collections,
     list_patterns,
     open_catalogue,
@@ -230,29 +234,58 @@ def cmd_search(args: argparse.Namespace) -> int:
     return 0
 
 
+def _numbers_text(collection: str, numbers: list[int]) -> str:
+    """``适情雅趣:1-3, 适情雅趣:7`` for numbers 1, 2, 3, 7."""
+    runs: list[list[int]] = []
+    for number in sorted(numbers):
+        if runs and number == runs[-1][-1] + 1:
+            runs[-1].append(number)
+        else:
+            runs.append([number])
+    return ", ".join(f"{collection}:{run[0]}" + (f"-{run[-1]}" if len(run) > 1 else "")
+                     for run in runs)
+
+
 def cmd_import(args: argparse.Namespace) -> int:
     from .formats import FormatError
 
     db = open_catalogue(args.db)
-    before = db.execute("SELECT coalesce(max(number), 0) FROM compositions WHERE collection = ?",
-                        [args.collection]).fetchone()[0]
+    existing = "replace" if args.replace else "skip" if args.skip_existing else None
     try:
-        count = import_file(db, args.file, args.collection, args.verify_seconds)
+        report = import_problems(db, args.file, args.collection, args.verify_seconds, existing)
     except FormatError as error:
         return _fail(args, f"{error} (nothing imported)", file=error.path, line=error.line,
                      offset=error.offset)
+    except RepeatedPositions as error:
+        return _fail(args, str(error), repeated=[{"record": record, "number": number}
+                                                 for record, number in error.repeated])
+    written = report.added + report.replaced
     verdicts = dict(db.execute(
-        "SELECT verdict, count(*) FROM compositions WHERE collection = ? AND number > ? "
-        "GROUP BY verdict ORDER BY count(*) DESC, verdict", [args.collection, before]).fetchall())
+        "SELECT verdict, count(*) FROM compositions WHERE collection = ? AND number IN "
+        f"({', '.join('?' for _ in written)}) GROUP BY verdict ORDER BY count(*) DESC, verdict",
+        [args.collection, *written]).fetchall()) if written else {}
+    added = report.added
     if args.json:
-        _emit({"file": str(args.file), "collection": args.collection, "imported": count,
-               "first_number": before + 1 if count else None,
-               "last_number": before + count if count else None, "verdicts": verdicts})
+        _emit({"file": str(args.file), "collection": args.collection, "imported": len(added),
+               "first_number": added[0] if added else None,
+               "last_number": added[-1] if added else None, "verdicts": verdicts,
+               "replaced": report.replaced, "skipped": report.skipped})
         return 0
     summary = ", ".join(f"{n} {verdict}" for verdict, n in verdicts.items())
-    numbers = f"number {before + 1}" if count == 1 else f"numbers {before + 1}-{before + count}"
-    print(f"imported {count} position{'' if count == 1 else 's'} into {args.collection!r}"
-          + (f" as {numbers} ({summary})" if count else ""))
+    count = len(added)
+    numbers = (f"number {added[0]}" if count == 1 else
+               f"numbers {added[0]}-{added[-1]}" if count else "")
+    parts = [f"imported {count} new position{'' if count == 1 else 's'} into "
+             f"{args.collection!r}" + (f" as {numbers}" if count else "")]
+    if report.replaced:
+        parts.append(f"replaced the data of {len(report.replaced)} already there "
+                     f"({_numbers_text(args.collection, report.replaced)})")
+    if report.skipped:
+        parts.append(f"kept {len(report.skipped)} already there as they were "
+                     f"({_numbers_text(args.collection, report.skipped)})")
+    if summary:
+        parts.append(f"verdicts of the positions written: {summary}")
+    print("; ".join(parts))
     return 0
 
 
@@ -498,9 +531,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     find.add_argument("query")
 
     imp = common(commands.add_parser(
-        "import", help="add a problem file (FEN list, PGN, DhtmlXQ, XQF)"), cmd_import)
+        "import", help="add a problem file (FEN list, PGN, DhtmlXQ, XQF)",
+        description="Add every record of a problem file to a collection, in one transaction. "
+                    "A file that repeats positions already in the collection is refused "
+                    "(nothing written) unless --replace or --skip-existing says what to do."),
+        cmd_import)
     imp.add_argument("file", type=Path)
     imp.add_argument("--collection", required=True, help="collection name for the new entries")
+    repeats = imp.add_mutually_exclusive_group()
+    repeats.add_argument("--replace", action="store_true",
+                         help="a position already in the collection: replace that entry's data "
+                              "(title, line, verdict, source) with the file's")
+    repeats.add_argument("--skip-existing", action="store_true",
+                         help="a position already in the collection: keep that entry as it "
+                              "is, add only the new positions")
     imp.add_argument("--verify-seconds", type=_seconds, default=0.0,
                      help="solve each position within this budget and record the verdict")
 

@@ -448,7 +448,8 @@ def test_json_of_every_command(shipped, tmp_path, capsys):
     shutil.copy(shipped, copy)
     _, imported = run_json(capsys, "import", str(out), "--collection", "back", "--db", str(copy))
     assert imported == {"file": str(out), "collection": "back", "imported": 3,
-                        "first_number": 1, "last_number": 3, "verdicts": {"unverified": 3}}
+                        "first_number": 1, "last_number": 3, "verdicts": {"unverified": 3},
+                        "replaced": [], "skipped": []}
 
 
 def test_json_errors(shipped, tmp_path, capsys, data_dir, monkeypatch):

@@ -217,3 +217,83 @@ def test_exported_titles_are_each_entrys_own_name(shipped, tmp_path):
                                     limit=None).entries]
     assert [r.tags["title"] for r in read(whole)] == names
     assert len({r.tags["event"] for r in read(whole)}) == 551
+
+
+# -- 3. importing a file twice ----------------------------------------------------------------
+
+def test_importing_repeated_positions_is_refused_unless_told_what_to_do(catalogue, tmp_path):
+    from puzzles.catalogue import open_catalogue, query
+
+    cannon, mixed = tmp_path / "cannon.pgn", tmp_path / "mixed.pgn"
+    assert xqstudio("export", cannon, "--pattern", "马后炮", "--db", catalogue,
+                    home=tmp_path).returncode == 0
+    assert xqstudio("export", mixed, "马后炮:2", "对面笑:1", "--db", catalogue,
+                    home=tmp_path).returncode == 0
+    first = xqstudio("import", cannon, "--collection", "mine", "--db", catalogue, home=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == ("imported 3 new positions into 'mine' as numbers 1-3; verdicts of "
+                            "the positions written: 3 unverified\n")
+
+    def mine():
+        return [(e.number, e.title, e.source) for e in
+                query(open_catalogue(catalogue), collection="mine", limit=None).entries]
+
+    before = mine()
+    search_rows = sqlite3.connect(catalogue).execute("SELECT count(*) FROM search").fetchone()
+    # The same file again: refused, naming how many and which, and both flags; nothing written.
+    again = xqstudio("import", cannon, "--collection", "mine", "--db", catalogue, home=tmp_path)
+    assert again.returncode == 1 and again.stdout == ""
+    assert again.stderr == (
+        "error: 3 of the 3 positions in cannon.pgn are already in 'mine' (record 1 = mine:1, "
+        "record 2 = mine:2, record 3 = mine:3); nothing imported: --skip-existing adds only "
+        "the new positions, --replace replaces the existing entries' data\n")
+    assert mine() == before
+    assert sqlite3.connect(catalogue).execute("SELECT count(*) FROM search").fetchone() == \
+        search_rows
+    refused = json.loads(xqstudio("import", mixed, "--collection", "mine", "--json", "--db",
+                                  catalogue, home=tmp_path).stdout)
+    assert refused["repeated"] == [{"record": 1, "number": 2}]
+    assert refused["error"].startswith("1 of the 2 positions in mixed.pgn is already in 'mine' "
+                                       "(record 1 = mine:2)")
+    # --skip-existing: the old entry kept, the new position added.
+    skip = xqstudio("import", mixed, "--collection", "mine", "--skip-existing", "--json",
+                    "--db", catalogue, home=tmp_path)
+    assert json.loads(skip.stdout) == {
+        "file": str(mixed), "collection": "mine", "imported": 1, "first_number": 4,
+        "last_number": 4, "verdicts": {"unverified": 1}, "replaced": [], "skipped": [2]}
+    assert mine() == before + [(4, "对面笑 例1", "mixed.pgn")]
+    # --replace: the existing entries' data replaced, numbers kept, nothing added.
+    renamed = tmp_path / "renamed.pgn"
+    renamed.write_text(cannon.read_text(encoding="utf-8").replace("马后炮 例", "重命名 "),
+                       encoding="utf-8")
+    replace = xqstudio("import", renamed, "--collection", "mine", "--replace", "--db",
+                       catalogue, home=tmp_path)
+    assert replace.returncode == 0, replace.stderr
+    assert replace.stdout == ("imported 0 new positions into 'mine'; replaced the data of 3 "
+                              "already there (mine:1-3); verdicts of the positions written: "
+                              "3 unverified\n")
+    assert mine() == [(1, "重命名 1", "renamed.pgn"), (2, "重命名 2", "renamed.pgn"),
+                      (3, "重命名 3", "renamed.pgn"), (4, "对面笑 例1", "mixed.pgn")]
+    # The search index follows the replaced titles.
+    assert [e.number for e in query(open_catalogue(catalogue), text="重命名").entries] == \
+        [1, 2, 3]
+    both = xqstudio("import", cannon, "--collection", "mine", "--replace", "--skip-existing",
+                    "--db", catalogue, home=tmp_path)
+    assert both.returncode == 2 and "not allowed with argument --replace" in both.stderr
+
+
+def test_games_from_the_opening_position_repeat_only_with_their_moves(catalogue):
+    from puzzles.catalogue import RepeatedPositions, import_file, open_catalogue
+
+    external = ROOT / "tests" / "data" / "external"
+    db = open_catalogue(catalogue)
+    # Two different games from the opening position are not repeats of each other ...
+    assert import_file(db, external / "eleeye_ccgc_01.pgn", "games") == 1
+    assert import_file(db, external / "cchess_test_ubb.txt", "games") == 1
+    # ... but the same game again is.
+    with pytest.raises(RepeatedPositions) as caught:
+        import_file(db, external / "cchess_test_ubb.txt", "games")
+    assert caught.value.repeated == [(1, 2)]
+    assert import_file(db, external / "cchess_test_ubb.txt", "games", existing="skip") == 0
+    assert db.execute("SELECT count(*) FROM compositions WHERE collection = 'games'"
+                      ).fetchone()[0] == 2
