@@ -47,7 +47,7 @@ from solver import Limits, solve
 from solver.refute import DEFAULT_REFUTATION_MOVES, Refutation, refute
 from solver.search import SolveResult, table_mate_moves
 from tablebases import open_tablebase
-from xiangqi import Board, FenError, Move
+from xiangqi import RED, STARTING_FEN, Board, FenError, Move
 from xiangqi.notation import write_line
 
 from .paths import DATA_DIR, default_database
@@ -68,6 +68,10 @@ class CatalogueError(ValueError):
     def __init__(self, message: str, problems: list[str] | None = None) -> None:
         super().__init__(message)
         self.problems = list(problems or [])
+
+
+class _OtherSchema(CatalogueError):
+    """A catalogue of another schema version (:func:`build` replaces it)."""
 
 
 @dataclass
@@ -93,8 +97,9 @@ def record_stipulation(title: str, result: str = "") -> str:
 
 
 DRAW_ANALYSES = "draw_analyses.tsv"
-# The collection keys of draw_analyses.tsv.
-_DRAW_COLLECTIONS = {"shiqingyaqu": "适情雅趣", "jianghu": "江湖四大名局"}
+# The source keys of the shipped collections (draw_analyses.tsv's collection column): a book
+# reference may name a collection by its key (shiqingyaqu:7) as well as by its name (适情雅趣:7).
+COLLECTION_KEYS = {"shiqingyaqu": "适情雅趣", "jianghu": "江湖四大名局"}
 
 
 def load_draw_analyses(data_dir: Path = DATA_DIR) -> dict[tuple[str, int], dict]:
@@ -106,7 +111,7 @@ def load_draw_analyses(data_dir: Path = DATA_DIR) -> dict[tuple[str, int], dict]
     result = {}
     with path.open(encoding="utf-8", newline="") as handle:
         for line, row in enumerate(csv.DictReader(handle, delimiter="\t"), start=2):
-            collection = _DRAW_COLLECTIONS.get(row.get("collection", ""))
+            collection = COLLECTION_KEYS.get(row.get("collection", ""))
             if collection is None or not (row.get("number") or "").isdigit():
                 raise CatalogueError(f"{path}, line {line}: unknown collection or number "
                                      f"{row.get('collection')!r} {row.get('number')!r}")
@@ -360,6 +365,14 @@ def build(path: Path | str | None = None, data_dir: Path = DATA_DIR, verify: boo
     Every example's solution is replayed; with ``verify`` the solver also proves each stated
     length.  Any problem aborts the build with a :class:`CatalogueError` listing them all."""
     path = Path(path) if path is not None else default_database()
+    if path.exists() and (path.is_dir() or path.stat().st_size > 0):
+        try:
+            catalogue_database(path).close()
+        except _OtherSchema:
+            pass                                # an older catalogue: rebuilt
+        except CatalogueError as error:         # any other file is kept
+            raise CatalogueError(f"{error}; not replaced (remove it, or give another "
+                                 "--db)") from None
     patterns = load_patterns(data_dir)
     examples = load_examples(data_dir)
     known = {p["id"] for p in patterns}
@@ -535,15 +548,34 @@ def open_catalogue(path: Path | str | None = None,
         build(path)
     elif path == default_database() and _built_from_other_data(path):
         build(path)                     # the user's catalogue, from older data: progress kept
-    db = sqlite_utils.Database(path)
-    version = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-    if version is None or int(version[0]) != SCHEMA_VERSION:
-        raise CatalogueError(f"{path} has schema {version[0] if version else '?'}, this program "
-                             f"reads {SCHEMA_VERSION}: rebuild it with xqstudio catalogue build")
+    db = catalogue_database(path)
     try:
         ensure_progress_table(db)
-    except sqlite3.OperationalError as error:
+    except sqlite3.Error as error:
         raise database_error(db, error) from None
+    return db
+
+
+def catalogue_database(path: Path | str) -> sqlite_utils.Database:
+    """The existing catalogue file at ``path``, opened and checked: any SQLite failure (a file
+    that is not SQLite at all, an SQLite file without the catalogue's tables, a lock) and a
+    schema this program does not read raise a :class:`CatalogueError` naming the file.
+    :func:`open_catalogue` opens every catalogue through it."""
+    path = Path(path)
+    db = None
+    try:
+        db = sqlite_utils.Database(path)
+        version = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    except sqlite3.Error as error:
+        if db is not None:
+            db.close()
+        if "locked" in str(error) or "busy" in str(error):
+            raise database_error(str(path), error) from None
+        raise CatalogueError(f"{path} is not a catalogue database ({error})") from None
+    if version is None or not str(version[0]).isdigit() or int(version[0]) != SCHEMA_VERSION:
+        db.close()
+        raise _OtherSchema(f"{path} has schema {version[0] if version else '?'}, this program "
+                             f"reads {SCHEMA_VERSION}: rebuild it with xqstudio catalogue build")
     return db
 
 
@@ -564,9 +596,13 @@ def _built_from_other_data(path: Path) -> bool:
 
 
 def search(db: sqlite_utils.Database, query: str, limit: int = 50) -> list[dict]:
-    """Full-text search over names, aliases, descriptions and titles, best matches first."""
+    """Full-text search over names, aliases, descriptions and titles, best matches first; a
+    reference of one entry (``适情雅趣:7``, ``马后炮:2``) finds that entry."""
     if not query.strip():
         return []
+    entry = _referenced_entry(db, query)
+    if entry is not None:
+        return [_hit(entry)]
     rows = db.execute(
         "SELECT kind, ref FROM search WHERE search MATCH ? ORDER BY rank LIMIT ?",
         [_match_expression(query), limit]).fetchall()
@@ -576,10 +612,32 @@ def search(db: sqlite_utils.Database, query: str, limit: int = 50) -> list[dict]
             p = db.table("patterns").get(ref)
             hits.append({"kind": kind, "id": ref, "title": f"{p['name_zh']} ({p['name_en']})"})
         else:
-            c = db.table("compositions").get(int(ref))
-            hits.append({"kind": kind, "id": int(ref),
-                         "title": f"{c['collection']} {c['number']} {c['title']}"})
+            hits.append(_hit(get_entry(db, "composition", int(ref))))
     return hits
+
+
+def _hit(entry: Entry) -> dict:
+    """A search hit for an entry: a composition by its catalogue id, an example by its
+    reference (examples have no id of their own that commands read)."""
+    reference = entry_reference(entry)
+    if entry.kind == "composition":
+        return {"kind": "composition", "id": entry.id, "title": f"{reference} {entry.title}"}
+    return {"kind": "example", "id": reference, "title": entry.title}
+
+
+_REFERENCE_SHAPE = re.compile(r"\s*([^\s:：][^:：]*?)\s*[:：]\s*(\d+)\s*")
+
+
+def _referenced_entry(db: sqlite_utils.Database, text: str) -> Entry | None:
+    """The entry ``text`` names when it is a reference of one entry, NAME:N whose NAME is a
+    pattern or a collection (``适情雅趣:7``, ``马后炮:2``); None for any other text (searched as
+    words).  A number beyond the pattern's or collection's raises :class:`CatalogueError`."""
+    match = _REFERENCE_SHAPE.fullmatch(text)
+    if match is None or (_pattern_named(db, match.group(1)) is None
+                         and _collection_named(db, match.group(1)) is None):
+        return None
+    found = resolve_reference(db, text)
+    return found if isinstance(found, Entry) else None
 
 
 # -- browsing: examples and compositions as one list ------------------------------------------
@@ -733,15 +791,16 @@ def query(db: sqlite_utils.Database, text: str | None = None, pattern: str | Non
     """Examples and compositions matching every filter given, a page at a time.
 
     ``text``: full-text search (as :func:`search`; an example matches through its pattern's
-    names, aliases and descriptions), best matches first.  ``pattern``: a pattern's id,
-    Chinese name or alias (only its examples match).  ``collection``: a collection's name
-    (only its compositions match).  ``pieces``: the attacker has at least these pieces
-    besides its king (``"RN"``: a rook and a horse, maybe more; ``"RR"``: two rooks),
-    see :func:`parse_pieces`.  ``min_moves``/``max_moves``: the forced mate's length in
-    attacker moves (entries of unknown length are left out when either is given).
-    ``kind``: "example" or "composition".  ``verdict``: e.g. "mate".  Without ``text`` the
-    order is the examples in pattern order, then the compositions by collection and number.
-    An unknown pattern or collection, a bad piece or kind raises :class:`CatalogueError`.
+    names, aliases and descriptions), best matches first; a reference of one entry (``适情雅趣:7``,
+    ``马后炮:2``, see :func:`resolve_reference`) matches that entry.  ``pattern``: a pattern's id,
+    Chinese name or alias (only its examples match).  ``collection``: a collection's name or
+    source key (only its compositions match).  ``pieces``: the attacker has at least these pieces
+    besides its king (``"RN"``: a rook and a horse, maybe more; ``"RR"``: two rooks), see
+    :func:`parse_pieces`.  ``min_moves``/``max_moves``: the forced mate's length in attacker
+    moves (entries of unknown length are left out when either is given).  ``kind``: "example" or
+    "composition".  ``verdict``: e.g. "mate".  Without ``text`` the order is the examples in
+    pattern order, then the compositions by collection and number.  An unknown pattern or
+    collection, a bad piece or kind raises :class:`CatalogueError`.
     """
     if kind is not None and kind not in KINDS:
         raise CatalogueError(f"unknown kind {kind!r} (use example or composition)")
@@ -752,16 +811,17 @@ def query(db: sqlite_utils.Database, text: str | None = None, pattern: str | Non
     if kind is not None:
         where.append("kind = ?")
         params.append(kind)
+    referenced = _referenced_entry(db, text) if text is not None else None
+    if referenced is not None:                  # 适情雅趣:7 typed in the search: that entry
+        where.append("kind = ? AND id = ?")
+        params.extend([referenced.kind, referenced.id])
+        text = None
     if pattern is not None:
         where.append("pattern = ?")
         params.append(pattern_of(db, pattern).id)
     if collection is not None:
-        if db.execute("SELECT 1 FROM compositions WHERE collection = ? LIMIT 1",
-                      [collection]).fetchone() is None:
-            known = "、".join(c.name for c in list_collections(db))
-            raise CatalogueError(f"no collection {collection!r} (known: {known})")
         where.append("collection = ?")
-        params.append(collection)
+        params.append(collection_name(db, collection))
     if pieces is not None:
         wanted = parse_pieces(pieces)
         if wanted:
@@ -833,22 +893,102 @@ def get_entry(db: sqlite_utils.Database, kind: str, entry_id: int) -> Entry:
     return _entry(rows[0])
 
 
+REFERENCE_HELP = (
+    "a reference is a composition's catalogue id, the first column of `catalogue list "
+    "compositions` (12); a book reference COLLECTION:N, the collection's name or source key and "
+    "the number printed in the book, as the studio lists it (适情雅趣:7, shiqingyaqu:7); a kill "
+    "pattern, meaning all its examples (an id such as facing-kings, a Chinese name or an "
+    "alias); or one example of a pattern, PATTERN:N (马后炮:2)")
+"""What an entry reference is, for help texts and errors (see :func:`resolve_reference`)."""
+
+
+def entry_reference(entry: Entry) -> str:
+    """The reference that names ``entry`` alone, as the studio lists it and every command
+    taking a reference reads it: ``适情雅趣:7`` (collection and book number) or ``马后炮:2``
+    (pattern and example number)."""
+    if entry.kind == "example":
+        return f"{entry.pattern_name}:{entry.number}"
+    return f"{entry.collection}:{entry.number}"
+
+
+def resolve_reference(db: sqlite_utils.Database,
+                      reference: str) -> PatternSummary | Entry:
+    """What a reference names (see :data:`REFERENCE_HELP`): a composition by its catalogue id
+    (``12``) or its book reference (``适情雅趣:7``, ``shiqingyaqu:7``), an example of a pattern
+    (``马后炮:2``, the entry titled 马后炮 例2), or a pattern as a whole (its id, Chinese name or
+    alias).  A full-width colon (``适情雅趣：7``) is read as a colon.  Anything else raises a
+    :class:`CatalogueError` saying what a reference is."""
+    text = reference.strip().replace("：", ":")
+    if text.isdigit():
+        return get_entry(db, "composition", int(text))
+    name, colon, number = text.rpartition(":")
+    name, number = name.strip(), number.strip()
+    if colon and name and number.isdigit():
+        pattern = _pattern_named(db, name)
+        if pattern is not None:
+            examples = query(db, pattern=pattern.id, limit=None).entries
+            if not 1 <= int(number) <= len(examples):
+                raise CatalogueError(f"{pattern.name_zh} has {len(examples)} examples, no "
+                                     f"example {number} (use {name}:1 to "
+                                     f"{name}:{len(examples)})")
+            return examples[int(number) - 1]
+        collection = _collection_named(db, name)
+        if collection is None:
+            raise CatalogueError(f"no pattern or collection {name!r} in {reference!r} "
+                                 f"({REFERENCE_HELP})")
+        row = db.execute("SELECT id FROM compositions WHERE collection = ? AND number = ?",
+                         [collection, int(number)]).fetchone()
+        if row is None:
+            first, last = db.execute("SELECT min(number), max(number) FROM compositions "
+                                     "WHERE collection = ?", [collection]).fetchone()
+            raise CatalogueError(f"{collection} has no number {number} (its numbers run "
+                                 f"{first} to {last}: {collection}:{first} to "
+                                 f"{collection}:{last})")
+        return get_entry(db, "composition", row[0])
+    pattern = _pattern_named(db, text)
+    if pattern is not None:
+        return pattern
+    collection = _collection_named(db, text)
+    if collection is not None:
+        last = db.execute("SELECT max(number) FROM compositions WHERE collection = ?",
+                          [collection]).fetchone()[0]
+        raise CatalogueError(f"{text!r} is a collection: name one of its compositions, "
+                             f"{collection}:1 to {collection}:{last}")
+    raise CatalogueError(f"no pattern {text!r} ({REFERENCE_HELP})")
+
+
 def entries_of(db: sqlite_utils.Database, reference: str) -> list[Entry]:
-    """The entries a reference names, as ``catalogue show`` reads it: a composition's id
-    (``492``), a pattern (id, Chinese name or alias: all its examples), or one example of a
-    pattern by its number there (``马后炮:2``, the entry titled 马后炮 例2)."""
-    reference = reference.strip()
-    if reference.isdigit():
-        return [get_entry(db, "composition", int(reference))]
-    name, colon, number = reference.rpartition(":")
-    if colon and number.isdigit() and name:
-        pattern = pattern_of(db, name)
-        examples = query(db, pattern=pattern.id, limit=None).entries
-        if not 1 <= int(number) <= len(examples):
-            raise CatalogueError(f"{pattern.name_zh} has {len(examples)} examples, no example "
-                                 f"{number} (use {name}:1 to {name}:{len(examples)})")
-        return [examples[int(number) - 1]]
-    return query(db, pattern=pattern_of(db, reference).id, limit=None).entries
+    """The entries a reference names (see :func:`resolve_reference`): one entry, or every
+    example of a pattern named as a whole."""
+    found = resolve_reference(db, reference)
+    if isinstance(found, PatternSummary):
+        return query(db, pattern=found.id, limit=None).entries
+    return [found]
+
+
+def collection_name(db: sqlite_utils.Database, name: str) -> str:
+    """The collection called ``name``, or whose source key ``name`` is (``shiqingyaqu``:
+    适情雅趣); an unknown one raises :class:`CatalogueError` naming the known ones."""
+    found = _collection_named(db, name)
+    if found is None:
+        known = "、".join(c.name for c in list_collections(db))
+        raise CatalogueError(f"no collection {name!r} (known: {known})")
+    return found
+
+
+def _collection_named(db: sqlite_utils.Database, name: str) -> str | None:
+    for candidate in (name, COLLECTION_KEYS.get(name.strip().lower())):
+        if candidate and db.execute("SELECT 1 FROM compositions WHERE collection = ? LIMIT 1",
+                                    [candidate]).fetchone() is not None:
+            return candidate
+    return None
+
+
+def _pattern_named(db: sqlite_utils.Database, name: str) -> PatternSummary | None:
+    try:
+        return pattern_of(db, name)
+    except CatalogueError:
+        return None
 
 
 def pattern_of(db: sqlite_utils.Database, name: str) -> PatternSummary:
@@ -888,24 +1028,122 @@ def list_collections(db: sqlite_utils.Database) -> list[CollectionSummary]:
             for name, counts in verdicts.items()]
 
 
+EXISTING = ("replace", "skip")
+"""What an import does with positions its collection already holds (see
+:func:`import_problems`)."""
+
+
+class RepeatedPositions(CatalogueError):
+    """An import refused because positions of the file are already in the collection:
+    ``repeated`` lists each as (its record's number in the file, the entry's number in the
+    collection)."""
+
+    def __init__(self, message: str, repeated: list[tuple[int, int]]) -> None:
+        super().__init__(message)
+        self.repeated = repeated
+
+
+@dataclass
+class ImportReport:
+    """What :func:`import_problems` did: the numbers (in ``collection``) of the entries it
+    ``added``, of those whose data it ``replaced`` and of those it left as they were
+    (``skipped``: their positions were in the file too); ``repeated`` pairs each record of the
+    file whose position the collection already held (its number in the file, from 1) with
+    that entry's number."""
+    collection: str
+    added: list[int] = field(default_factory=list)
+    replaced: list[int] = field(default_factory=list)
+    skipped: list[int] = field(default_factory=list)
+    repeated: list[tuple[int, int]] = field(default_factory=list)
+
+    @property
+    def imported(self) -> int:
+        """Records written: added or replacing an entry's data."""
+        return len(self.added) + len(self.replaced)
+
+
+_START_KEY = " ".join(STARTING_FEN.split()[:2])
+
+
+def position_key(fen: str, moves: str | list[str] = "") -> str:
+    """What makes two records the same problem for an import: the placement and the side to
+    move (the move counters aside) -- and, for a game from the opening position, its moves
+    (games all start there; their moves tell them apart).
+
+    >>> position_key("3k5/9/9/9/9/9/9/9/9/R3K4 w - - 3 9", ["a0d0"])
+    '3k5/9/9/9/9/9/9/9/9/R3K4 w'
+    """
+    key = " ".join(Board(fen).fen().split()[:2])
+    if key == _START_KEY:
+        key += " " + " ".join(moves.split() if isinstance(moves, str) else moves)
+    return key
+
+
+def _references_text(collection: str, repeated: list[tuple[int, int]], shown: int = 8) -> str:
+    parts = [f"record {record} = {collection}:{number}" for record, number in repeated[:shown]]
+    more = len(repeated) - shown
+    return ", ".join(parts) + (f" and {more} more" if more > 0 else "")
+
+
 def import_file(db: sqlite_utils.Database, path: Path | str, collection: str,
-                verify_seconds: float = 0.0) -> int:
+                verify_seconds: float = 0.0, existing: str | None = None) -> int:
+    """Add every record of a problem file to ``collection`` (see :func:`import_problems`);
+    returns how many records were written."""
+    return import_problems(db, path, collection, verify_seconds, existing).imported
+
+
+def import_problems(db: sqlite_utils.Database, path: Path | str, collection: str,
+                    verify_seconds: float = 0.0, existing: str | None = None) -> ImportReport:
     """Add every record of a problem file (any format of :mod:`puzzles.formats`) to the
     compositions of ``collection``, in one transaction: a bad record raises
     :class:`puzzles.formats.FormatError` (file and line or offset) and nothing is written.
 
-    With ``verify_seconds`` each position is solved (continuous checks first, then quiet
-    moves) within that budget and the verdict recorded; otherwise it is "unverified"."""
+    A record whose position (:func:`position_key`; a game from the opening position: with its
+    moves) the collection already holds is a repeat.
+    With repeats and no ``existing``, :class:`RepeatedPositions` is raised (how many, which)
+    and nothing is written; ``existing="replace"`` replaces those entries' data (title,
+    position, line, verdict, source; number and id kept) and ``existing="skip"`` keeps them
+    as they are, adding only the new positions.
+
+    With ``verify_seconds`` each position written is solved (continuous checks first, then
+    quiet moves) within that budget and the verdict recorded; otherwise it is
+    "unverified"."""
     from .formats import read
 
+    if existing is not None and existing not in EXISTING:
+        raise ValueError(f"existing must be one of {EXISTING} or None, not {existing!r}")
     records = read(path)
     try:
         start = db.execute("SELECT coalesce(max(number), 0) FROM compositions "
                            "WHERE collection = ?", [collection]).fetchone()[0]
+        held: dict[str, tuple[int, int]] = {}
+        for ident, number, fen, line in db.execute(
+                "SELECT id, number, fen, main_line_iccs FROM compositions "
+                "WHERE collection = ? ORDER BY number", [collection]).fetchall():
+            held.setdefault(position_key(fen, line or ""), (ident, number))
     except sqlite3.OperationalError as error:
         raise database_error(db, error, "nothing imported") from None
-    rows = []
-    for offset, record in enumerate(records, start=1):
+    report = ImportReport(collection)
+    targets: list[tuple[int, int] | None] = []      # (id, number) of the entry a record repeats
+    for index, record in enumerate(records, start=1):
+        found = held.get(position_key(record.fen, record.moves))
+        if found is not None:
+            report.repeated.append((index, found[1]))
+        targets.append(found)
+    if report.repeated and existing is None:
+        count = len(report.repeated)
+        raise RepeatedPositions(
+            f"{count} of the {len(records)} position{'' if len(records) == 1 else 's'} in "
+            f"{Path(path).name} {'is' if count == 1 else 'are'} already in {collection!r} "
+            f"({_references_text(collection, report.repeated)}); nothing imported: "
+            "--skip-existing adds only the new positions, --replace replaces the existing "
+            "entries' data", report.repeated)
+    rows: list[dict] = []
+    replacements: list[tuple[int, dict]] = []
+    for record, found in zip(records, targets):
+        if found is not None and existing == "skip":
+            report.skipped.append(found[1])
+            continue
         board = Board(record.fen)
         verdict, moves, line = "unverified", None, [Move.from_iccs(m) for m in record.moves]
         title = record.tags.get("title") or record.tags.get("event") or ""
@@ -914,36 +1152,55 @@ def import_file(db: sqlite_utils.Database, path: Path | str, collection: str,
             verdict, line = _analyse_for_catalogue(board, verify_seconds, line)
         elif verify_seconds > 0:
             verdict, stipulation, moves, line = _solve_for_catalogue(board, verify_seconds, line)
-        rows.append({
-            "collection": collection, "number": start + offset,
+        row = {
             "title": title,
             "fen": board.fen(), "stipulation": stipulation, "verdict": verdict, "moves": moves,
             "main_line_iccs": " ".join(m.iccs() for m in line),
             "main_line_zh": " ".join(write_line(board, line, "chinese")),
             "source": str(Path(path).name), "licence": record.tags.get("licence", ""),
-        })
-    if not rows:
-        return 0
-    columns = list(rows[0])
+        }
+        if found is not None:
+            replacements.append((found[0], row))
+            report.replaced.append(found[1])
+        else:
+            number = start + len(rows) + 1
+            rows.append({"collection": collection, "number": number, **row})
+            report.added.append(number)
+    if not rows and not replacements:
+        return report
     # One transaction for the rows and their search entries (sqlite-utils' insert_all
     # commits by itself, so plain statements are used): a failure anywhere writes nothing.
     try:
         with db.conn:
             if not db.conn.in_transaction:
                 db.conn.execute("BEGIN IMMEDIATE")    # the write lock now, or a clear error
-            db.conn.executemany(
-                f"INSERT INTO compositions ({', '.join(columns)}) "
-                f"VALUES ({', '.join('?' for _ in columns)})",
-                [[row[c] for c in columns] for row in rows])
+            if rows:
+                columns = list(rows[0])
+                db.conn.executemany(
+                    f"INSERT INTO compositions ({', '.join(columns)}) "
+                    f"VALUES ({', '.join('?' for _ in columns)})",
+                    [[row[c] for c in columns] for row in rows])
+            if replacements:
+                columns = list(replacements[0][1])
+                db.conn.executemany(
+                    f"UPDATE compositions SET {', '.join(f'{c} = ?' for c in columns)} "
+                    "WHERE id = ?", [[*row.values(), ident] for ident, row in replacements])
+                if "draw_analyses" in db.table_names():    # the old data's analysis is void
+                    db.conn.executemany("DELETE FROM draw_analyses WHERE composition_id = ?",
+                                        [(ident,) for ident, _ in replacements])
+                db.conn.executemany("DELETE FROM search WHERE kind = 'composition' AND ref = ?",
+                                    [(str(ident),) for ident, _ in replacements])
+            written = report.added + report.replaced
             db.conn.executemany(
                 "INSERT INTO search (kind, ref, title, body) VALUES ('composition', ?, ?, ?)",
                 [(str(r[0]), spaced(f"{r[1]} {r[2]}"), spaced(f"{r[3]} {r[4]}"))
                  for r in db.execute(
                     "SELECT id, collection, title, verdict, stipulation FROM compositions "
-                    "WHERE collection = ? AND number > ?", [collection, start]).fetchall()])
+                    f"WHERE collection = ? AND number IN ({', '.join('?' for _ in written)})",
+                    [collection, *written]).fetchall()])
     except sqlite3.OperationalError as error:
         raise database_error(db, error, "nothing imported") from None
-    return len(rows)
+    return report
 
 
 def database_path(db: sqlite_utils.Database) -> str:
@@ -1071,7 +1328,7 @@ def compositions_to_verify(db: sqlite_utils.Database, collection: str | None = N
     params: list[str | int] = []
     if collection is not None:
         where.append("collection = ?")
-        params.append(collection)
+        params.append(collection_name(db, collection))
     if numbers:
         where.append(f"number IN ({', '.join('?' for _ in numbers)})")
         params.extend(numbers)
@@ -1113,24 +1370,37 @@ def write_verdicts(db: sqlite_utils.Database, verdicts: dict[int, dict]) -> int:
 
 
 def export_records(db: sqlite_utils.Database, collection: str | None = None,
-                   pattern: str | None = None) -> list:
-    """Records (for :func:`puzzles.formats.write`) of a collection or of a pattern's examples."""
+                   pattern: str | None = None, references: list[str] | None = None) -> list:
+    """Records (for :func:`puzzles.formats.write`) of the entries ``references`` name (see
+    :func:`resolve_reference`), else of a pattern's examples (``pattern``: id, Chinese name
+    or alias), else of a collection (name or source key; None: every collection), each with
+    its own title (see :func:`entry_record`)."""
+    if references:
+        entries = [entry for reference in references for entry in entries_of(db, reference)]
+    elif pattern is not None:
+        entries = query(db, pattern=pattern, limit=None).entries
+    else:
+        entries = query(db, collection=collection, kind="composition", limit=None).entries
+    return [entry_record(entry) for entry in entries]
+
+
+def entry_record(entry: Entry):
+    """An entry as a :class:`puzzles.formats.Record`: its position, main line and tags.  The
+    title is the entry's own name (a composition's, 春雷惊蛰; an example's, 马后炮 例2; its
+    reference if it has none); the event says where it comes from and what it is called, as
+    the shipped collection's records do (适情雅趣 第7局 春雷惊蛰); the round is its number
+    there.  So no two entries share a title or an event unless their names are equal."""
     from .formats import Record
 
-    if pattern is not None:
-        rows = db.query("SELECT e.*, p.name_zh FROM examples e JOIN patterns p "
-                        "ON p.id = e.pattern_id WHERE p.id = ? OR p.name_zh = ? ORDER BY e.id",
-                        [pattern, pattern])
-        return [Record(r["fen"], r["solution_iccs"].split(),
-                       {"title": f"{r['name_zh']} {r['moves']}", "event": r["name_zh"],
-                        "result": "1-0"}) for r in rows]
-    sql, params = "SELECT * FROM compositions", []
-    if collection is not None:
-        sql, params = sql + " WHERE collection = ?", [collection]
-    return [Record(r["fen"], r["main_line_iccs"].split(),
-                   {"title": r["title"], "event": f"{r['collection']} {r['number']}",
-                    "result": "1-0" if r["verdict"] == "mate" else "*"})
-            for r in db.query(sql + " ORDER BY collection, number", params)]
+    title = entry.title or entry_reference(entry)
+    if entry.kind == "example":
+        event, result = title, "1-0" if Board(entry.fen).turn == RED else "0-1"
+    else:
+        event = f"{entry.collection} 第{entry.number}局 {entry.title}".strip()
+        result = "1-0" if entry.verdict == "mate" else "*"
+    return Record(entry.fen, list(entry.main_line),
+                  {"title": title, "event": event, "round": str(entry.number),
+                   "result": result})
 
 
 # -- the user's progress ------------------------------------------------------------------------

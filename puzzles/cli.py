@@ -1,8 +1,12 @@
 """Catalogue subcommands: ``catalogue build|list|show|search|import|export|diagram|sheet|schema|
 verify``.
 
-An entry reference (``show``, ``diagram``, ``sheet``) is a composition's id (``492``), a
-kill pattern (id, Chinese name or alias: its examples) or one example of it (``马后炮:2``).
+An entry reference (``show``, ``diagram``, ``sheet``, ``export``, ``search``) is, as
+:data:`puzzles.catalogue.REFERENCE_HELP` says: a composition's catalogue id (``12``, the first
+column of ``list compositions``); a book reference ``COLLECTION:N`` -- the collection's name or
+source key and the number printed in the book, which is what the studio lists (``适情雅趣:7``,
+``shiqingyaqu:7``); a kill pattern (id, Chinese name or alias: all its examples); or one
+example of it (``马后炮:2``).
 
 Each prints text for a person; with ``--json`` it prints one JSON document on stdout instead
 (UTF-8, Chinese as is), in these shapes (an *entry* is a :class:`puzzles.catalogue.Entry` as a
@@ -20,15 +24,19 @@ list collections         ``{"collections": [{"name", "compositions", "verdicts":
                          count}}]}``
 list compositions        ``{"total", "offset", "limit", "entries": [entry]}`` (``limit`` null:
 list examples            all)
-show ID                  a composition: its entry with ``"licence"`` added
+show REF                 a composition or an example: its entry with ``"reference"``
+                         (``适情雅趣:7``) and, for a composition, ``"licence"`` added
 show PATTERN             ``{"kind": "pattern", "id", "name_zh", "name_en", "aliases_zh",
                          "description_zh", "description_en", "pieces", "tags",
                          "examples": [entry]}`` (a pattern's entries, not its count)
-search TEXT              ``{"query", "hits": [{"kind", "id", "title"}]}`` (kind "pattern" or
-                         "composition")
+search TEXT              ``{"query", "hits": [{"kind", "id", "title"}]}`` (kind "pattern",
+                         "composition", or "example" with its reference as id)
 import FILE              ``{"file", "collection", "imported", "first_number", "last_number",
-                         "verdicts": {verdict: count}}``
-export FILE              ``{"file", "format", "records"}``
+                         "verdicts": {verdict: count}, "replaced": [number], "skipped":
+                         [number]}`` (imported: new entries; verdicts: of those written); a
+                         refused import of repeated positions adds ``"repeated": [{"record",
+                         "number"}]`` to its error
+export FILE [REF...]     ``{"file", "format", "records", "solutions"}`` (records with moves)
 diagram REF -o FILE      ``{"file", "format", "fen", "title", "warnings"}``
 sheet REF... -o FILE     ``{"file", "format", "problems": [{"kind", "id", "heading",
                          "stipulation"}]}``
@@ -59,22 +67,24 @@ from xiangqi import Board
 from xiangqi.cli import add_diagram_options, seconds_argument, whole_number, write_diagram
 
 from .catalogue import (
+    REFERENCE_HELP,
     CatalogueError,
     Entry,
+    RepeatedPositions,
     VerifyBudget,
     build,
     composition_numbers,
     compositions_to_verify,
     database_error,
     entries_of,
+    entry_reference,
     export_records,
-    get_entry,
-    import_file,
+    import_problems,
     list_collections,
     list_patterns,
     open_catalogue,
-    pattern_of,
     query,
+    resolve_reference,
     search,
     verify_composition,
     write_verdicts,
@@ -150,11 +160,11 @@ def cmd_list(args: argparse.Namespace) -> int:
         return 0
     for e in page.entries:
         if e.kind == "composition":
-            print(f"{e.id:>5}  {e.collection} {e.number:>3}  {e.title:<12}\t{e.verdict:<10} "
+            print(f"{e.id:>5}  {entry_reference(e):<10}  {e.title:<12}\t{e.verdict:<10} "
                   f"{_moves_text(e)}")
         else:
-            print(f"{e.id:>5}  {e.title:<10}\t{e.stipulation:<7} mate in {e.moves}  "
-                  f"attacker {e.pieces}")
+            print(f"{entry_reference(e):<10}  {e.title:<10}\t{e.stipulation:<7} mate in "
+                  f"{e.moves}  attacker {e.pieces}")
     if not page.entries:
         print(f"none after the first {page.offset} of {page.total}" if page.total
               else "nothing matches")
@@ -166,22 +176,10 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_show(args: argparse.Namespace) -> int:
     db = open_catalogue(args.db)
-    if args.ref.isdigit():
-        entry = get_entry(db, "composition", int(args.ref))
-        licence = db.table("compositions").get(entry.id)["licence"]
-        if args.json:
-            _emit({**asdict(entry), "licence": licence})
-            return 0
-        print(f"{entry.collection} No. {entry.number} {entry.title}")
-        print(Board(entry.fen).unicode())
-        print(f"FEN: {entry.fen}")
-        print(f"Stipulation: {entry.stipulation}  verdict: {entry.verdict}"
-              + (f", {_moves_text(entry)}" if entry.moves else ""))
-        if entry.main_line_zh:
-            print(f"Main line: {entry.main_line_zh}")
-        print(f"Source: {entry.source}  licence: {licence}")
-        return 0
-    pattern = pattern_of(db, args.ref)
+    found = resolve_reference(db, args.ref)
+    if isinstance(found, Entry):
+        return _show_entry(args, db, found)
+    pattern = found
     examples = query(db, pattern=pattern.id, limit=None).entries
     if args.json:
         _emit({"kind": "pattern", **asdict(pattern), "examples": [asdict(e) for e in examples]})
@@ -192,10 +190,35 @@ def cmd_show(args: argparse.Namespace) -> int:
     if pattern.description_en:
         print(pattern.description_en)
     for e in examples:
-        print(f"\nExample {e.number}: {e.stipulation}, mate in {e.moves}  [{e.verification}]")
+        print(f"\nExample {e.number} ({entry_reference(e)}): {e.stipulation}, mate in {e.moves}"
+              f"  [{e.verification}]")
         print(Board(e.fen).unicode())
         print(f"FEN: {e.fen}")
         print(f"Solution: {e.main_line_zh}")
+    return 0
+
+
+def _show_entry(args: argparse.Namespace, db, entry: Entry) -> int:
+    """One composition (with its licence) or one example."""
+    reference = entry_reference(entry)
+    licence = (db.table("compositions").get(entry.id)["licence"]
+               if entry.kind == "composition" else None)
+    if args.json:
+        _emit({**asdict(entry), "reference": reference,
+               **({"licence": licence} if entry.kind == "composition" else {})})
+        return 0
+    if entry.kind == "composition":
+        print(f"{reference} {entry.title} (id {entry.id})")
+    else:
+        print(f"{reference} {entry.title} · {entry.note}".rstrip(" ·"))
+    print(Board(entry.fen).unicode())
+    print(f"FEN: {entry.fen}")
+    print(f"Stipulation: {entry.stipulation}  verdict: {entry.verdict}"
+          + (f", {_moves_text(entry)}" if entry.moves else ""))
+    if entry.main_line_zh:
+        print(f"{'Main line' if entry.kind == 'composition' else 'Solution'}: "
+              f"{entry.main_line_zh}")
+    print(f"Source: {entry.source}" + (f"  licence: {licence}" if licence is not None else ""))
     return 0
 
 
@@ -211,30 +234,66 @@ def cmd_search(args: argparse.Namespace) -> int:
     return 0
 
 
+def _numbers_text(collection: str, numbers: list[int]) -> str:
+    """``适情雅趣:1-3, 适情雅趣:7`` for numbers 1, 2, 3, 7."""
+    runs: list[list[int]] = []
+    for number in sorted(numbers):
+        if runs and number == runs[-1][-1] + 1:
+            runs[-1].append(number)
+        else:
+            runs.append([number])
+    return ", ".join(f"{collection}:{run[0]}" + (f"-{run[-1]}" if len(run) > 1 else "")
+                     for run in runs)
+
+
 def cmd_import(args: argparse.Namespace) -> int:
     from .formats import FormatError
 
     db = open_catalogue(args.db)
-    before = db.execute("SELECT coalesce(max(number), 0) FROM compositions WHERE collection = ?",
-                        [args.collection]).fetchone()[0]
+    existing = "replace" if args.replace else "skip" if args.skip_existing else None
     try:
-        count = import_file(db, args.file, args.collection, args.verify_seconds)
+        report = import_problems(db, args.file, args.collection, args.verify_seconds, existing)
     except FormatError as error:
         return _fail(args, f"{error} (nothing imported)", file=error.path, line=error.line,
                      offset=error.offset)
+    except RepeatedPositions as error:
+        return _fail(args, str(error), repeated=[{"record": record, "number": number}
+                                                 for record, number in error.repeated])
+    written = report.added + report.replaced
     verdicts = dict(db.execute(
-        "SELECT verdict, count(*) FROM compositions WHERE collection = ? AND number > ? "
-        "GROUP BY verdict ORDER BY count(*) DESC, verdict", [args.collection, before]).fetchall())
+        "SELECT verdict, count(*) FROM compositions WHERE collection = ? AND number IN "
+        f"({', '.join('?' for _ in written)}) GROUP BY verdict ORDER BY count(*) DESC, verdict",
+        [args.collection, *written]).fetchall()) if written else {}
+    added = report.added
     if args.json:
-        _emit({"file": str(args.file), "collection": args.collection, "imported": count,
-               "first_number": before + 1 if count else None,
-               "last_number": before + count if count else None, "verdicts": verdicts})
+        _emit({"file": str(args.file), "collection": args.collection, "imported": len(added),
+               "first_number": added[0] if added else None,
+               "last_number": added[-1] if added else None, "verdicts": verdicts,
+               "replaced": report.replaced, "skipped": report.skipped})
         return 0
     summary = ", ".join(f"{n} {verdict}" for verdict, n in verdicts.items())
-    numbers = f"number {before + 1}" if count == 1 else f"numbers {before + 1}-{before + count}"
-    print(f"imported {count} position{'' if count == 1 else 's'} into {args.collection!r}"
-          + (f" as {numbers} ({summary})" if count else ""))
+    count = len(added)
+    numbers = (f"number {added[0]}" if count == 1 else
+               f"numbers {added[0]}-{added[-1]}" if count else "")
+    parts = [f"imported {count} new position{'' if count == 1 else 's'} into "
+             f"{args.collection!r}" + (f" as {numbers}" if count else "")]
+    if report.replaced:
+        parts.append(f"replaced the data of {len(report.replaced)} already there "
+                     f"({_numbers_text(args.collection, report.replaced)})")
+    if report.skipped:
+        parts.append(f"kept {len(report.skipped)} already there as they were "
+                     f"({_numbers_text(args.collection, report.skipped)})")
+    if summary:
+        parts.append(f"verdicts of the positions written: {summary}")
+    print("; ".join(parts))
     return 0
+
+
+def _export_formats() -> str:
+    """The suffixes ``catalogue export`` writes, by format."""
+    from .formats import FORMATS
+
+    return "; ".join(f"{' '.join(f.suffixes)} ({f.name})" for f in FORMATS)
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -242,16 +301,36 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     try:
         fmt = format_of(args.file)
-        records = export_records(open_catalogue(args.db), args.collection, args.pattern)
-        if not records:
-            return _fail(args, "nothing to export (check --collection / --pattern)")
-        write(args.file, records)
+    except FormatError:
+        suffix = args.file.suffix or "(no suffix)"
+        return _fail(args, f"cannot export to {args.file}: unknown file type {suffix!r}; "
+                           f"export writes {_export_formats()}", file=str(args.file),
+                     line=None, offset=None)
+    selected = [name for name in ("collection", "pattern") if getattr(args, name) is not None]
+    if args.refs and selected:
+        return _fail(args, f"name entries (REF) or --{selected[0]}, not both")
+    records = export_records(open_catalogue(args.db), args.collection, args.pattern, args.refs)
+    if not records:
+        return _fail(args, "nothing to export (check --collection / --pattern)")
+    if fmt.name == "xqf" and len(records) != 1:
+        return _fail(args, f"an XQF file holds one problem and {len(records)} are selected: "
+                           "name one entry (适情雅趣:7, 马后炮:2) or write .pgn, .dhtml or .fen")
+    options = {"solutions": "comment"} if fmt.name == "fen" else {}
+    try:
+        write(args.file, records, **options)
     except FormatError as error:
         return _fail(args, str(error), file=error.path, line=error.line, offset=error.offset)
+    solutions = sum(1 for record in records if record.moves)
     if args.json:
-        _emit({"file": str(args.file), "format": fmt.name, "records": len(records)})
+        _emit({"file": str(args.file), "format": fmt.name, "records": len(records),
+               "solutions": solutions})
         return 0
-    print(f"wrote {len(records)} records to {args.file}")
+    note = ""
+    if fmt.name == "fen" and solutions:
+        note = (f" ({solutions} solution{'' if solutions == 1 else 's'} kept as "
+                "'# solution:' comments; a FEN list holds positions)")
+    print(f"wrote {len(records)} record{'' if len(records) == 1 else 's'} ({fmt.name}) to "
+          f"{args.file}{note}")
     return 0
 
 
@@ -388,7 +467,7 @@ def _handled(command):
             return command(args)
         except CatalogueError as error:
             return _fail(args, str(error))
-        except sqlite3.OperationalError as error:
+        except sqlite3.Error as error:          # a file that breaks after it was opened
             where = args.db if args.db is not None else default_database()
             return _fail(args, str(database_error(str(where), error)))
     return run
@@ -417,7 +496,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         cmd_list)
     ls.add_argument("what", choices=("patterns", "collections", "compositions", "examples"),
                     nargs="?", default="patterns")
-    ls.add_argument("--collection", help="e.g. 适情雅趣")
+    ls.add_argument("--collection", help="a name or source key, e.g. 适情雅趣 or shiqingyaqu")
     ls.add_argument("--pattern", help="a pattern's id, Chinese name or alias (examples)")
     ls.add_argument("--text", help="full-text search, Chinese or English")
     ls.add_argument("--pieces", help="the attacker has at least these pieces: RNC or 车马炮")
@@ -429,17 +508,32 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     ls.add_argument("--offset", type=whole_number(0), default=0, help="skip this many first")
 
     show = common(commands.add_parser(
-        "show", help="a pattern (id, Chinese name or alias) or a composition id"), cmd_show)
-    show.add_argument("ref")
+        "show", help="a composition, an example or a pattern, named by a reference "
+                     "(适情雅趣:7, 马后炮:2, 马后炮, 12)",
+        description="Show the entry a reference names: " + REFERENCE_HELP + "."), cmd_show)
+    show.add_argument("ref", metavar="REF", help="适情雅趣:7 (a book reference), 马后炮:2, "
+                                                 "马后炮 or facing-kings (a pattern), 12 (an id)")
 
-    find = common(commands.add_parser("search", help="full-text search (Chinese or English)"),
-                  cmd_search)
+    find = common(commands.add_parser(
+        "search", help="full-text search (Chinese or English); a reference of one entry "
+                       "(适情雅趣:7, 马后炮:2) finds that entry"), cmd_search)
     find.add_argument("query")
 
     imp = common(commands.add_parser(
-        "import", help="add a problem file (FEN list, PGN, DhtmlXQ, XQF)"), cmd_import)
+        "import", help="add a problem file (FEN list, PGN, DhtmlXQ, XQF)",
+        description="Add every record of a problem file to a collection, in one transaction. "
+                    "A file that repeats positions already in the collection is refused "
+                    "(nothing written) unless --replace or --skip-existing says what to do."),
+        cmd_import)
     imp.add_argument("file", type=Path)
     imp.add_argument("--collection", required=True, help="collection name for the new entries")
+    repeats = imp.add_mutually_exclusive_group()
+    repeats.add_argument("--replace", action="store_true",
+                         help="a position already in the collection: replace that entry's data "
+                              "(title, line, verdict, source) with the file's")
+    repeats.add_argument("--skip-existing", action="store_true",
+                         help="a position already in the collection: keep that entry as it "
+                              "is, add only the new positions")
     imp.add_argument("--verify-seconds", type=seconds_argument(), default=0.0,
                      help="solve each position within this budget and record the verdict")
 
@@ -447,9 +541,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "verify", help="solve compositions again and record the verdicts (one transaction at "
                        "the end); --cluster/--workers: one Dask task per composition"),
         cmd_verify)
-    ver.add_argument("--collection", default=None, help="e.g. 适情雅趣 (default: every one)")
+    ver.add_argument("--collection", default=None,
+                     help="a name or source key, e.g. 适情雅趣 or shiqingyaqu (default: every "
+                          "one)")
     ver.add_argument("--numbers", type=_numbers, default=None, metavar="N[-M],...",
-                     help="only these numbers, e.g. 1-40,316")
+                     help="only these numbers, as printed in the book and in references such "
+                          "as 适情雅趣:7 (not catalogue ids), e.g. 1-40,316")
     ver.add_argument("--seconds", type=seconds_argument(), default=60.0,
                      help="budget of each search (default 60; 0: none)")
     ver.add_argument("--nodes", type=whole_number(0), default=0,
@@ -468,23 +565,38 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="run on a Dask LocalCluster of N worker processes here; needs the "
                             "extra xqstudio[cluster]")
 
-    exp = common(commands.add_parser("export", help="write a collection or a pattern's examples"),
-                 cmd_export)
-    exp.add_argument("file", type=Path, help="format from the suffix: .fen .pgn .dhtml .xqf")
+    exp = common(commands.add_parser(
+        "export", help="write entries, a collection or a pattern's examples to a file",
+        description="Write the entries the references name (REF...), or a pattern's examples "
+                    "(--pattern), or a collection (--collection; without any: every "
+                    "composition), each titled by its own name.  The format comes from the "
+                    "suffix of FILE: .fen .epd .txt (a FEN list: positions, each solution a "
+                    "'# solution:' comment), .pgn, .dhtml .dhtmlxq (DhtmlXQ), .xqf (one "
+                    "problem).  " + REFERENCE_HELP[0].upper() + REFERENCE_HELP[1:] + "."),
+        cmd_export)
+    exp.add_argument("file", type=Path, help="format from the suffix: .fen .epd .txt .pgn "
+                                             ".dhtml .dhtmlxq .xqf")
+    exp.add_argument("refs", nargs="*", metavar="REF",
+                     help="entries to write: 适情雅趣:7, 马后炮:2, a pattern, a composition id")
     group = exp.add_mutually_exclusive_group()
-    group.add_argument("--collection")
-    group.add_argument("--pattern")
+    group.add_argument("--collection", help="a collection's name or source key (适情雅趣, "
+                                            "shiqingyaqu)")
+    group.add_argument("--pattern", help="a pattern's id, Chinese name or alias: its examples")
 
     diagram = commands.add_parser(
-        "diagram", help="a printable diagram of an entry (SVG, PNG, PDF; titled by default)")
-    diagram.add_argument("ref", help="a composition id, or an example: PATTERN:N (马后炮:2)")
+        "diagram", help="a printable diagram of an entry (SVG, PNG, PDF; titled by default)",
+        description="A printable diagram of the entry a reference names: " + REFERENCE_HELP
+                    + ".")
+    diagram.add_argument("ref", metavar="REF", help="one entry: 适情雅趣:7, 马后炮:2 or a "
+                                                    "composition id")
     add_diagram_options(common(diagram, cmd_diagram), json_option=False)
 
     sheet = common(commands.add_parser(
-        "sheet", help="a problem sheet: diagrams, stipulations, solutions, soundness notes"),
-        cmd_sheet)
+        "sheet", help="a problem sheet: diagrams, stipulations, solutions, soundness notes",
+        description="A problem sheet of the entries the references name: " + REFERENCE_HELP
+                    + "."), cmd_sheet)
     sheet.add_argument("refs", nargs="+", metavar="REF",
-                       help="composition ids, patterns (all their examples) or PATTERN:N")
+                       help="适情雅趣:7, 马后炮:2, patterns (all their examples), composition ids")
     sheet.add_argument("-o", "--output", required=True, metavar="FILE",
                        help=".html, or .pdf (needs the pdf extra: WeasyPrint)")
     sheet.add_argument("--title", default="象棋排局 Problem sheet", help="the sheet's heading")

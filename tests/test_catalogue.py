@@ -80,7 +80,7 @@ def test_search_in_chinese_and_english(data_dir, tmp_path):
     assert [h["id"] for h in search(db, "将门")] == ["facing-kings"]      # description text
     assert [h["id"] for h in search(db, "FACING")] == ["facing-kings"]
     assert search(db, "白脸将")[0]["id"] == "facing-kings"                   # alias
-    assert search(db, "气吞关右")[0]["title"] == "适情雅趣 1 气吞关右"
+    assert search(db, "气吞关右")[0]["title"] == "适情雅趣:1 气吞关右"
     assert search(db, "七星聚会")[0]["kind"] == "composition"
     assert search(db, "zzzz") == []
 
@@ -440,15 +440,16 @@ def test_json_of_every_command(shipped, tmp_path, capsys):
     assert [e["moves"] for e in pattern["examples"]] == [1, 3, 3]
     _, found = run_json(capsys, "search", "气吞关右", "--db", db)
     assert found["query"] == "气吞关右"
-    assert found["hits"][0] == {"kind": "composition", "id": 6, "title": "适情雅趣 1 气吞关右"}
+    assert found["hits"][0] == {"kind": "composition", "id": 6, "title": "适情雅趣:1 气吞关右"}
     out = tmp_path / "cannon.pgn"
     _, exported = run_json(capsys, "export", str(out), "--pattern", "马后炮", "--db", db)
-    assert exported == {"file": str(out), "format": "pgn", "records": 3}
+    assert exported == {"file": str(out), "format": "pgn", "records": 3, "solutions": 3}
     copy = tmp_path / "copy.sqlite"
     shutil.copy(shipped, copy)
     _, imported = run_json(capsys, "import", str(out), "--collection", "back", "--db", str(copy))
     assert imported == {"file": str(out), "collection": "back", "imported": 3,
-                        "first_number": 1, "last_number": 3, "verdicts": {"unverified": 3}}
+                        "first_number": 1, "last_number": 3, "verdicts": {"unverified": 3},
+                        "replaced": [], "skipped": []}
 
 
 def test_json_errors(shipped, tmp_path, capsys, data_dir, monkeypatch):

@@ -165,6 +165,29 @@ def test_fen_list_cannot_hold_moves():
         write_fen_list([Record(), Record(STARTING_FEN, ["h2e2"])])
 
 
+def test_fen_list_keeps_moves_as_comments_or_drops_them(tmp_path):
+    records = [Record(STARTING_FEN, [], {"title": "开局"}),
+               Record(STARTING_FEN, ["h2e2", "h9g7"], {"title": "中炮"})]
+    text = write_fen_list(records, solutions="comment")
+    assert f'# solution: h2e2 h9g7\n[TITLE "中炮"]\n[FEN "{STARTING_FEN}"]\n' in text
+    assert text.count("#") == 1
+    # The reader skips the comment: the positions and tags come back, the moves do not.
+    assert parse_fen_list(text) == [Record(STARTING_FEN, [], r.tags) for r in records]
+    assert "#" not in write_fen_list(records, solutions="drop")
+    with pytest.raises(FormatError, match="record 1 move 1 'a0a5'"):
+        write_fen_list([Record(STARTING_FEN, ["a0a5"])], solutions="comment")
+    write(tmp_path / "list.fen", records, solutions="comment")
+    assert read(tmp_path / "list.fen") == [Record(STARTING_FEN, [], r.tags) for r in records]
+
+
+def test_write_into_a_missing_directory_names_it(tmp_path):
+    target = tmp_path / "no" / "such" / "list.pgn"
+    with pytest.raises(FormatError) as caught:
+        write(target, [Record()])
+    assert str(caught.value) == f"{target}: cannot write: there is no directory {target.parent}"
+    assert caught.value.path == str(target) and not (tmp_path / "no").exists()
+
+
 # -- PGN ------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("notation", ["chinese", "wxf", "iccs"])

@@ -188,7 +188,9 @@ def write(path: str | os.PathLike, records: Iterable[Record], **options) -> None
     """Write ``records`` to ``path`` in the format its suffix names (``.txt``: a FEN list).
 
     The file is written to a temporary file in the same directory, which replaces ``path``
-    only once it is complete.  ``options`` go to the writer (``notation=`` for PGN).
+    only once it is complete; a file that cannot be written raises :class:`FormatError`
+    naming ``path`` (and the missing directory, if that is why).  ``options`` go to the
+    writer (``notation=`` for PGN, ``solutions=`` for a FEN list).
     """
     from . import dhtmlxq, fenlist, pgn, xqf
 
@@ -209,7 +211,13 @@ def write(path: str | os.PathLike, records: Iterable[Record], **options) -> None
         if error.path is None:
             raise FormatError(error.message, path, error.line, error.offset) from None
         raise
-    write_atomically(path, data)
+    try:
+        write_atomically(path, data)
+    except OSError as error:
+        folder = os.path.dirname(os.fspath(path))
+        if isinstance(error, FileNotFoundError) and folder and not os.path.isdir(folder):
+            raise FormatError(f"cannot write: there is no directory {folder}", path) from None
+        raise FormatError(f"cannot write: {error.strerror or error}", path) from None
 
 
 # -- shared helpers for the format modules ----------------------------------------------------

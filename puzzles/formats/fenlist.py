@@ -14,7 +14,8 @@ Two layouts are read, and may be mixed in one file:
   blank line, at a tag repeated in it, or at a plain FEN line, and must hold one ``FEN`` tag.
 
 Every FEN is checked with :class:`xiangqi.Board`; a bad one raises :class:`FormatError` with
-its line.  Positions only: a record with moves cannot be written.
+its line.  Positions only: a record's moves are refused when written, or written as a
+``# solution:`` comment, or dropped (see :func:`write_fen_list`).
 
 >>> records = parse_fen_list('''# two problems
 ... 3k5/9/9/9/9/9/9/9/4R4/4K4 w
@@ -35,7 +36,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from . import FormatError, Record, checked_fen
+from . import FormatError, Record, checked_fen, replay
 
 # One or more [NAME "value"] on a line; values may escape \" and \\.
 _TAG = r'\[\s*([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\s*\]'
@@ -128,25 +129,42 @@ def parse_fen_list(text: str, path=None) -> list[Record]:
     return records
 
 
-def write_fen_list(records: Iterable[Record]) -> str:
+SOLUTIONS = ("refuse", "comment", "drop")
+
+
+def write_fen_list(records: Iterable[Record], solutions: str = "refuse") -> str:
     """The records as a FEN list: one FEN per line if none has tags, else tag blocks.
+
+    A FEN list holds positions; ``solutions`` says what becomes of a record's moves:
+    "refuse" (:class:`FormatError`), "comment" (each move checked, then written as a
+    ``# solution: h2e2 h9g7`` line just before its position, which readers skip) or "drop".
 
     >>> print(write_fen_list([Record("4k4/9/9/9/9/9/9/9/9/3K5 b", [], {"index": "7"})]), end="")
     [FEN_INDEX "7"]
     [FEN "4k4/9/9/9/9/9/9/9/9/3K5 b - - 0 1"]
+    >>> print(write_fen_list([Record("3k5/9/9/9/9/9/9/9/9/R3K4 w", ["a0d0"])], "comment"), end="")
+    # solution: a0d0
+    3k5/9/9/9/9/9/9/9/9/R3K4 w - - 0 1
     """
+    if solutions not in SOLUTIONS:
+        raise ValueError(f"solutions must be one of {SOLUTIONS}, not {solutions!r}")
     records = list(records)
-    fens = []
+    fens, comments = [], []
     for number, record in enumerate(records, start=1):
-        if record.moves:
+        if record.moves and solutions == "refuse":
             raise FormatError(f"record {number} has {len(record.moves)} moves; a FEN list "
                               "holds positions only")
         fens.append(checked_fen(record.fen))
+        if record.moves and solutions == "comment":
+            moves = replay(record, f"record {number}")
+            comments.append(f"# solution: {' '.join(m.iccs() for m in moves)}\n")
+        else:
+            comments.append("")
     if not any(record.tags for record in records):
-        return "".join(f"{fen}\n" for fen in fens)
+        return "".join(f"{comment}{fen}\n" for comment, fen in zip(comments, fens))
     blocks = []
     for number, (record, fen) in enumerate(zip(records, fens), start=1):
-        lines = []
+        lines = [comments[number - 1]]
         for key, value in record.tags.items():
             name = _WRITE_NAMES.get(key, key.upper())
             if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", name) or name == "FEN":

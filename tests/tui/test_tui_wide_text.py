@@ -68,7 +68,7 @@ def test_the_collection_list_and_the_chosen_collection_show_the_whole_chinese_na
     assert chosen == "江湖四大名局"
     assert len(full_update) == len(partial_update) == 1
     assert len(after) == 1                                       # the Select shows it
-    assert places == [f"江湖四大名局 {number}" for number in range(1, 6)]
+    assert places == [f"江湖四大名局:{number}" for number in range(1, 6)]
 
 
 def test_the_result_columns_fit_chinese_places_and_the_title_takes_what_is_left(catalogue,
@@ -82,7 +82,7 @@ def test_the_result_columns_fit_chinese_places_and_the_title_takes_what_is_left(
         return widths, table.size.width
 
     widths, table_width = drive(XQStudioApp(), scenario, (120, 40))
-    assert widths["where"] == display_width("江湖四大名局 5") == 14
+    assert widths["where"] == display_width("江湖四大名局:5") == 14
     assert widths["verdict"] == 12              # "draw (rule-dependent)" cut to leave room
     assert widths["title"] >= 12
     # Every column shows, with one cell of padding either side, within the table.

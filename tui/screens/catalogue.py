@@ -33,6 +33,7 @@ from puzzles.catalogue import (
     PatternSummary,
     draw_analysis,
     entry_progress,
+    entry_reference,
     list_collections,
     list_patterns,
     next_puzzle,
@@ -64,17 +65,17 @@ STIPULATIONS = {"checks": "连照杀 mate by checks", "win": "先胜 to win", "d
 # too), "·": solved with help.  Columns fit the page's cells; where the table is too narrow
 # for that, the verdict and then the title are cut, down to SHRINK_FLOORS (the preview shows
 # them whole), and the rest scrolls sideways.
-COLUMNS = (("done", "✓"), ("kind", "kind"), ("title", "title"), ("where", "pattern / No."),
+COLUMNS = (("done", "✓"), ("kind", "kind"), ("title", "title"), ("where", "reference"),
            ("length", "length"), ("verdict", "verdict"))
 SHRINK_FLOORS = (("verdict", 12), ("title", 12))
 CELL_PADDING = 2                 # DataTable's default: a cell of one space either side
 
 
 def entry_place(entry: Entry) -> str:
-    """Where an entry belongs: its pattern and number, or its collection and number."""
-    if entry.kind == "example":
-        return f"{entry.pattern_name} {entry.number}"
-    return f"{entry.collection} {entry.number}"
+    """Where an entry belongs, as its reference: pattern and number (马后炮:2), or collection
+    and the number printed in the book (适情雅趣:7) -- what ``xqstudio catalogue show`` and the
+    search box read (:func:`puzzles.catalogue.entry_reference`)."""
+    return entry_reference(entry)
 
 
 def entry_length(entry: Entry, long: bool = False) -> str:
@@ -126,7 +127,7 @@ class CatalogueScreen(Screen):
         yield Header()
         with Horizontal(id="catalogue-body"):
             with Vertical(id="catalogue-list"):
-                yield Input(placeholder="/ Search 搜索: 马后炮, 卧槽, trough horse …",
+                yield Input(placeholder="/ Search 搜索: 马后炮, 卧槽, trough horse, 适情雅趣:7 …",
                             id="catalogue-search", compact=True)
                 with Horizontal(classes="catalogue-filter-row"):
                     yield Select([], prompt="Pattern 杀法: all", id="catalogue-pattern",
@@ -358,7 +359,8 @@ class CatalogueScreen(Screen):
                 text.append(f"\n{self._progress_words(progress)}",
                             style="bold green" if progress.mastered else "")
         else:
-            text.append(f"\n{entry.collection} No. {entry.number} · verdict: {entry.verdict}")
+            text.append(f"\n{entry_reference(entry)} (id {entry.id}) · verdict: "
+                        f"{entry.verdict}")
         stipulation = STIPULATIONS.get(entry.stipulation, entry.stipulation)
         text.append(f"\n{SIDE_NAMES[board.turn]} to move · {stipulation} · "
                     f"{entry_length(entry, long=True)}")
