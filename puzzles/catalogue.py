@@ -236,7 +236,7 @@ def composition_numbers(text: str) -> list[int]:
     numbers: list[int] = []
     for part in text.split(","):
         first, _, last = part.strip().partition("-")
-        if not first.isdigit() or (last and not last.isdigit()):
+        if not first.isdecimal() or (last and not last.isdecimal()):
             raise CatalogueError(f"numbers such as 1-40,316, not {text!r}")
         low, high = int(first), int(last or first)
         if not 1 <= low <= high <= MAX_COMPOSITION_NUMBER:
@@ -882,12 +882,16 @@ def draw_analysis(db: sqlite_utils.Database, entry: Entry) -> dict | None:
             "traps": json.loads(row[3] or "[]")}
 
 
+MAX_SQLITE_INTEGER = 2**63 - 1
+
+
 def get_entry(db: sqlite_utils.Database, kind: str, entry_id: int) -> Entry:
     """The example or composition ``entry_id`` (its row in the table of ``kind``)."""
     if kind not in KINDS:
         raise CatalogueError(f"unknown kind {kind!r} (use example or composition)")
+    # SQLite's integers are 64-bit: a larger id names no entry (and cannot be bound).
     rows = list(db.query(f"SELECT * FROM ({_ENTRIES_SQL}) WHERE kind = ? AND id = ?",
-                         [kind, entry_id]))
+                         [kind, entry_id])) if 0 <= entry_id <= MAX_SQLITE_INTEGER else []
     if not rows:
         raise CatalogueError(f"no {kind} {entry_id}")
     return _entry(rows[0])
@@ -919,11 +923,11 @@ def resolve_reference(db: sqlite_utils.Database,
     alias).  A full-width colon (``适情雅趣：7``) is read as a colon.  Anything else raises a
     :class:`CatalogueError` saying what a reference is."""
     text = reference.strip().replace("：", ":")
-    if text.isdigit():
+    if text.isdecimal():
         return get_entry(db, "composition", int(text))
     name, colon, number = text.rpartition(":")
     name, number = name.strip(), number.strip()
-    if colon and name and number.isdigit():
+    if colon and name and number.isdecimal():
         pattern = _pattern_named(db, name)
         if pattern is not None:
             examples = query(db, pattern=pattern.id, limit=None).entries
@@ -937,7 +941,8 @@ def resolve_reference(db: sqlite_utils.Database,
             raise CatalogueError(f"no pattern or collection {name!r} in {reference!r} "
                                  f"({REFERENCE_HELP})")
         row = db.execute("SELECT id FROM compositions WHERE collection = ? AND number = ?",
-                         [collection, int(number)]).fetchone()
+                         [collection, int(number)]).fetchone() \
+            if int(number) <= MAX_SQLITE_INTEGER else None
         if row is None:
             first, last = db.execute("SELECT min(number), max(number) FROM compositions "
                                      "WHERE collection = ?", [collection]).fetchone()

@@ -238,3 +238,37 @@ def test_tb_build_on_local_workers_reports_each_table(tmp_path):
     build(["KRKA", "KNKA"], local, log=lambda line: None)
     for name in ("KRKA", "KNKA"):
         assert (tmp_path / f"{name}.xqtb").read_bytes() == (local / f"{name}.xqtb").read_bytes()
+
+
+def test_fuzz_findings_of_the_command_line(tmp_path):
+    """What the argument fuzzer found (tests/fuzz/fuzz_frontends.py), each as a user meets it."""
+    show = xqstudio("catalogue", "show", "9223372036854775808", "--json")
+    assert show.returncode == 1 and "Traceback" not in show.stderr
+    assert json.loads(show.stdout)["error"] == "no composition 9223372036854775808"
+    sheet = xqstudio("catalogue", "sheet", HUGE, "-o", str(tmp_path / "sheet.html"))
+    assert sheet.returncode == 1 and sheet.stderr.strip() == f"error: no composition {HUGE}"
+    perft = xqstudio("position", "perft", STARTING_FEN, "0", "--divide")
+    assert perft.returncode == 1
+    assert perft.stderr.strip() == ("error: --divide counts under each move: the depth must be "
+                                    "at least 1")
+
+
+def test_the_web_api_answers_json_for_any_path_and_method(tmp_path):
+    pytest.importorskip("starlette")
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+    from tui.web import create_app
+
+    build("KRK", tmp_path, log=lambda line: None)
+    service = TablebaseService(tmp_path)
+    with TestClient(create_app(service)) as client:
+        missing = client.get("/nosuch")
+        assert missing.status_code == 404
+        assert missing.json() == {"error": "no such endpoint '/nosuch': use /xiangqi?fen=FEN "
+                                           "or /"}
+        posted = client.post("/xiangqi")
+        assert posted.status_code == 405
+        assert posted.json() == {"error": "method POST not allowed: use GET"}
+    service.close()

@@ -215,7 +215,17 @@ def create_app(service: TablebaseService):
     async def index(request: Request) -> Response:
         return Response(service.index(), 200, headers, media_type="application/json")
 
-    return Starlette(routes=[Route("/xiangqi", xiangqi), Route("/", index)])
+    async def not_served(request: Request, error: Exception) -> Response:
+        # Starlette answers an unknown path or method in plain text: a client of a JSON API
+        # gets JSON whatever it asked.
+        status = getattr(error, "status_code", 500)
+        what = {404: f"no such endpoint {request.url.path!r}: use /xiangqi?fen=FEN or /",
+                405: f"method {request.method} not allowed: use GET"}.get(status,
+                                                                       "internal error")
+        return Response(_json({"error": what}), status, headers, media_type="application/json")
+
+    return Starlette(routes=[Route("/xiangqi", xiangqi), Route("/", index)],
+                     exception_handlers={404: not_served, 405: not_served})
 
 
 def bind(host: str, port: int) -> socket.socket:

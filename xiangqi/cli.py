@@ -55,6 +55,8 @@ def cmd_perft(args: argparse.Namespace) -> int:
     board = read_board(args.fen, args)
     if board is None:
         return 1
+    if args.divide and args.depth < 1:
+        return fail(args, "--divide counts under each move: the depth must be at least 1")
     start = time.perf_counter()
     divide: dict[str, int] | None = None
     try:

@@ -14,7 +14,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from fuzz_frontends import FRONT_END_HARNESSES  # noqa: E402
 from fuzz_harnesses import HARNESSES  # noqa: E402
+
+HARNESSES = {**HARNESSES, **FRONT_END_HARNESSES}
 
 
 def main() -> int:

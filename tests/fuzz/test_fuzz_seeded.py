@@ -2,12 +2,14 @@
 import random
 
 import pytest
+from fuzz_frontends import FRONT_END_HARNESSES
 from fuzz_harnesses import HARNESSES
 
-CASES = {"fen": 2000, "setters": 1000, "tables": 600}
+ALL = {**HARNESSES, **FRONT_END_HARNESSES}
+CASES = {"fen": 2000, "setters": 1000, "tables": 600, "argv": 100, "web": 400}
 
 
-@pytest.mark.parametrize("name", sorted(HARNESSES))
+@pytest.mark.parametrize("name", sorted(ALL))
 @pytest.mark.parametrize("seed", [16, 2026])
 def test_fuzz_seeded(name, seed):
-    HARNESSES[name](random.Random(f"{name}:{seed}"), CASES[name])
+    ALL[name](random.Random(f"{name}:{seed}"), CASES[name])
