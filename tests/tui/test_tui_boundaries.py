@@ -1,0 +1,50 @@
+"""The studio at issue 36's boundaries: a search is not left running unseen when the user
+leaves analyse mode, and its budget is the panel's."""
+from __future__ import annotations
+
+from textual.widgets import Input, Static
+
+from solver.search import DEFAULT_SEARCH_SECONDS
+from tui.widgets.solver_panel import SolverPanel
+from xiangqi import STARTING_FEN
+
+
+async def _wait(pilot, condition, seconds: float = 20.0) -> None:
+    for _ in range(int(seconds / 0.05)):
+        if condition():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("timed out")
+
+
+def test_leaving_analyse_mode_cancels_the_search(studio, catalogue):
+    async def scenario(pilot):
+        panel = pilot.app.screen.query_one(SolverPanel)
+        panel.mode = "any"
+        panel.action_solve()
+        await _wait(pilot, lambda: panel.running == "solve")
+        progress = str(panel.query_one("#solver-progress", Static).content)
+        await pilot.press("f2")               # the catalogue
+        await _wait(pilot, lambda: panel.running is None)
+        await pilot.press("f3")               # back to analyse mode
+        await pilot.pause()
+        return progress, str(panel.query_one("#solver-result", Static).content)
+
+    progress, result = studio(scenario, fen=STARTING_FEN, size=(120, 40))
+    assert f"{DEFAULT_SEARCH_SECONDS:g} s" in progress
+    assert result == "The solve was cancelled when you left for the catalogue."
+
+
+def test_the_seconds_field_sets_the_budget(studio):
+    async def scenario(pilot):
+        panel = pilot.app.screen.query_one(SolverPanel)
+        field = panel.query_one("#solver-seconds", Input)
+        default = panel.budget_seconds(), field.placeholder
+        field.value = "5"
+        five = panel.budget_seconds()
+        field.value = "0"
+        return default, five, panel.budget_seconds()
+
+    default, five, none = studio(scenario, fen=STARTING_FEN, size=(120, 40))
+    assert default == (DEFAULT_SEARCH_SECONDS, f"{DEFAULT_SEARCH_SECONDS:g}")
+    assert five == 5.0 and none == 0.0
