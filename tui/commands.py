@@ -15,6 +15,8 @@ from functools import partial
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.dom import DOMNode
 
+from solver.search import DEFAULT_SEARCH_SECONDS
+
 
 @dataclass(frozen=True)
 class StudioCommand:
@@ -55,6 +57,10 @@ STUDIO_COMMANDS: list[StudioCommand] = [
     StudioCommand("Switch solver mode",
                   "Continuous check (连照), any moves or a draw study (和) (t)",
                   "screen.solver_mode"),
+    StudioCommand("Solver bound", "Set the max moves of the next search (empty: the mode's "
+                  "bound)", "screen.solver_bound"),
+    StudioCommand("Solver budget", "Set the seconds of the next search (empty: "
+                  f"{DEFAULT_SEARCH_SECONDS:g}; 0: no limit)", "screen.solver_budget"),
     StudioCommand("Build table", "Build the missing tablebase of this material (B)",
                   "screen.build_table"),
     StudioCommand("DTM histogram", "Show or hide the material's DTM histogram (h)",

@@ -48,3 +48,22 @@ def test_the_seconds_field_sets_the_budget(studio):
     default, five, none = studio(scenario, fen=STARTING_FEN, size=(120, 40))
     assert default == (DEFAULT_SEARCH_SECONDS, f"{DEFAULT_SEARCH_SECONDS:g}")
     assert five == 5.0 and none == 0.0
+
+
+def test_the_palette_sets_the_solver_budget(studio):
+    """Palette → "Solver budget" puts the cursor in the seconds field; typing sets it."""
+    async def scenario(pilot):
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        for key in "Solver budget":
+            await pilot.press("space" if key == " " else key)
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause(0.3)
+        panel = pilot.app.screen.query_one(SolverPanel)
+        focused = pilot.app.focused
+        await pilot.press("1", "5")
+        return focused is panel.query_one("#solver-seconds", Input), panel.budget_seconds()
+
+    focused, seconds = studio(scenario, fen=STARTING_FEN, size=(120, 40))
+    assert focused and seconds == 15.0

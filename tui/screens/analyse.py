@@ -274,6 +274,12 @@ class AnalyseScreen(Screen):
     def action_solver_mode(self) -> None:
         self._run_in_panel("solver-tab", "solver-panel", "toggle_mode")
 
+    def action_solver_bound(self) -> None:
+        self._run_in_panel("solver-tab", "solver-panel", "edit_bound")
+
+    def action_solver_budget(self) -> None:
+        self._run_in_panel("solver-tab", "solver-panel", "edit_budget")
+
     def action_build_table(self) -> None:
         self._run_in_panel("tablebase-tab", "tablebase-panel", "build")
 

@@ -379,6 +379,14 @@ class SolverPanel(Widget, can_focus=True):
             hook = self._start(board, "draw analysis", bound)
             self._draw_in_thread(board, bound, hook)
 
+    def action_edit_bound(self) -> None:
+        """Put the cursor in the max-moves field (empty: the mode's bound)."""
+        self.query_one("#solver-max-moves", Input).focus()
+
+    def action_edit_budget(self) -> None:
+        """Put the cursor in the seconds field (empty: the default budget; 0: none)."""
+        self.query_one("#solver-seconds", Input).focus()
+
     def leave(self, where: str) -> None:
         """The user left the screen that owns the panel (``where``: for the message): a
         running search is cancelled rather than left to run unseen."""
