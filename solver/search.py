@@ -244,7 +244,8 @@ class Solver:
         found at a λ order is first made as short as that order can make it; its
         minimality then needs a complete (full-width) disproof of one move less.
         :attr:`exact` says whether that held (False: a mate in ``n`` is proven, a shorter one
-        not ruled out within the budget)."""
+        not ruled out within the budget); it is True for a proven "no mate within ``upper``"
+        and False for UNKNOWN."""
         self.exact = True
         attacker_to_move = board.turn == self.attacker
         if not attacker_to_move and not board.has_legal_move():
@@ -260,10 +261,12 @@ class Solver:
                 found_order = self.full_order if self.search.root_from_table else order
                 break
             if status == UNKNOWN and self.search.stopped:
+                self.exact = False        # nothing is exact about an unknown
                 return UNKNOWN, None      # the budget is spent, or the user cancelled
             if status == DISPROVEN and order == self.full_order and bound == upper:
                 return DISPROVEN, None
         if found_order is None:
+            self.exact = status == DISPROVEN
             return (DISPROVEN if status == DISPROVEN else UNKNOWN), None
         assert length is not None       # a proof has its length
         if root:

@@ -137,6 +137,7 @@ def verify(board: Board, stipulation: str = Stipulation.WIN, moves: int | None =
     if line is not None:
         report.intended = check_line(solver, board, line, length)
     if status != PROVEN or length is None:
+        report.exact = solver.exact     # a proven "no mate within N" is; an unknown is not
         if status != DISPROVEN:
             report.unproven.append("the mate search hit a limit")
         if refutation and not (status == UNKNOWN and solver.stopped and

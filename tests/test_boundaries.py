@@ -272,3 +272,17 @@ def test_the_web_api_answers_json_for_any_path_and_method(tmp_path):
         assert posted.status_code == 405
         assert posted.json() == {"error": "method POST not allowed: use GET"}
     service.close()
+
+
+def test_exact_is_never_beside_unknown():
+    """Issue 37 item 4: a time-out says exact false; a proven "no mate within N" says true."""
+    hard = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w"
+    unknown = json.loads(xqstudio("problem", "solve", hard, "--no-tables", "--nodes", "20000",
+                                  "--json").stdout)
+    assert unknown["verdict"] == "unknown" and unknown["exact"] is False
+    report = json.loads(xqstudio("problem", "verify", hard, "--no-tables", "--nodes", "20000",
+                                 "--no-refute", "--json").stdout)
+    assert report["verdict"] == "unknown" and report["exact"] is False
+    none = json.loads(xqstudio("problem", "solve", ROOK_MATE_IN_3, "--no-tables", "--checks",
+                               "--json").stdout)
+    assert none["verdict"] == "no mate" and none["exact"] is True
