@@ -1,11 +1,12 @@
 """Issue 36: ``xqstudio engine`` answers commands during any search.  The command loop used
 to wait for a search without limits when ``setoption`` came (and it read the input in the
 same thread), so ``quit`` was never read and the search ran until killed.  These tests drive
-the engine over pipes as a GUI does."""
+the engine over pipes as a GUI does; the seeded engine fuzzer runs in process at the end."""
 from __future__ import annotations
 
 import os
 import queue
+import random
 import subprocess
 import sys
 import threading
@@ -264,3 +265,15 @@ def test_a_damaged_table_is_named_with_its_rebuild_and_the_solver_answers(damage
     finally:
         session.kill()
 
+
+# -- the seeded fuzzer ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("seed", [36, 2026])
+def test_engine_fuzz_seeded(seed, monkeypatch):
+    """A small share of ``tests/fuzz/fuzz_engine.py`` (a few seconds): 150 random commands
+    in sessions, many of them mid-search; the harness raises AssertionError on a failure."""
+    monkeypatch.syspath_prepend(str(Path(__file__).parent / "fuzz"))
+    import fuzz_engine
+
+    stats = fuzz_engine.fuzz_engine(random.Random(f"engine:{seed}"), 150)
+    assert stats.sessions > 0 and stats.commands >= 150 and stats.searches > 0
