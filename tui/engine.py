@@ -97,7 +97,7 @@ OVERHEAD = 0.05                 # seconds kept back from movetime for the reply 
 PV_PLIES = 120                  # the longest table line sent as a pv
 MATE_MODES = (Mode.ANY, Mode.CHECKS)
 NODES_PER_SECOND = 100_000      # about the solver's speed, to size a timed search's table
-QUIT_WAIT = 0.25                # seconds ``quit`` and the end of input give a stopped search
+QUIT_WAIT = 0.1                 # seconds ``quit`` and the end of input give a stopped search
 POLL = 0.01                     # seconds between looks at a search that commands wait for
 URGENT = ("isready", "stop", "quit")   # carried out at once, even with commands held back
 # The options a running search uses: they cannot change until it is over.
