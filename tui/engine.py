@@ -24,19 +24,33 @@ What it plays.  It is a solver and tablebase engine, not a playing engine:
   evaluation to give) and plays a legal move picked by a one-move material rule (win the
   most material, lose the least, never allow a mate in one).
 
-The search runs in a thread: ``stop`` ends it at once (the solver's progress hook returns
-True) and the answer is what is known then (a mate proven so far, with its line).  Every
-malformed command is answered by ``info string error: ...`` naming what is wrong; the engine
-never exits on bad input.
+The search runs in a thread and the commands are read in another, so the GUI is answered
+during any search: ``stop`` ends it at once (the solver's progress hook returns True) and the
+answer is what is known then (a mate proven so far, with its line); ``isready`` is answered
+by ``readyok`` at once; ``quit`` stops the search and ends the engine without waiting for the
+search's work (issue 36: ``setoption`` used to wait for a ``go`` without limits, and the
+command loop, which also read the input, never saw ``quit``).  ``setoption`` of an option
+the running search uses (the hash size, the table directory) is refused with an ``info
+string`` and the search goes on; the other options count from the next ``go``.  A ``go``
+sent while a finite search runs waits for that search's ``bestmove`` (every ``go`` gets its
+own, in order), and so do the commands after it, but ``isready``, ``stop`` and ``quit`` are
+carried out at once.  At the end of the input the search is stopped and the engine exits.
+
+A damaged or missing table never ends a search: an ``info string`` names the table and how
+to rebuild it, and the solver answers without the tables.  Every malformed command is
+answered by ``info string error: ...`` naming what is wrong; the engine never exits on bad
+input.
 """
 from __future__ import annotations
 
 import argparse
 import math
+import queue
 import re
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -83,6 +97,11 @@ OVERHEAD = 0.05                 # seconds kept back from movetime for the reply 
 PV_PLIES = 120                  # the longest table line sent as a pv
 MATE_MODES = (Mode.ANY, Mode.CHECKS)
 NODES_PER_SECOND = 100_000      # about the solver's speed, to size a timed search's table
+QUIT_WAIT = 0.1                 # seconds ``quit`` and the end of input give a stopped search
+POLL = 0.01                     # seconds between looks at a search that commands wait for
+URGENT = ("isready", "stop", "quit")   # carried out at once, even with commands held back
+# The options a running search uses: they cannot change until it is over.
+SEARCH_OPTIONS = frozenset({"hash", "hashsize", "tablebasepath", "egtbpaths", "tables"})
 
 # For the fallback move only (the material rule): rook 9, cannon and horse 4, ...
 _MATERIAL = {KING: 0, ADVISOR: 2, ELEPHANT: 2, HORSE: 4, ROOK: 9, CANNON: 4.5, PAWN: 1}
@@ -93,6 +112,19 @@ _UCCI_MOVE = re.compile(r"([a-i])([0-9])([a-i])([0-9])")
 
 class CommandError(ValueError):
     """A command the engine cannot carry out; the message says what is wrong."""
+
+
+TableError = (MissingTableError, CorruptTableError)
+
+
+def table_trouble(error: Exception, directory: Path | None) -> str:
+    """What an ``info string`` says of a table error: the table, and how to mend it."""
+    if isinstance(error, CorruptTableError):
+        name = error.path.name.removesuffix(".xqtb")
+        where = f" --tables {directory}" if directory is not None else ""
+        return (f"table {name} is damaged ({error}): rebuild it with 'xqstudio tb build "
+                f"{name}{where}'; the solver answers without the tables")
+    return f"no table answer: {error}"
 
 
 def engine_version() -> str:
@@ -336,6 +368,10 @@ class Engine:
         self._tablebase: Tablebase | None = None
         self.search: SearchThread | None = None
         self.closed = False                   # the output is gone: the engine winds up
+        self.ending = False                   # the input has ended: every search is stopped
+        self.held: deque[str] = deque()       # commands that wait for a search to end
+        self.searches = 0                     # searches started (each sends one bestmove)
+        self.abandoned = False                # a stopped search outlived QUIT_WAIT at the end
 
     # output
     def send(self, line: str) -> None:
@@ -400,9 +436,11 @@ class Engine:
             "d": lambda _: self.send(f"info string fen {self.board.fen()}"),
         }.get(command)
         if command == "quit":
-            self.stop()
+            self.wind_up()
             if not self.dialect.uci:
                 self.send("bye")
+            with self._write:
+                self.closed = True           # a search that outlives quit says nothing more
             return False
         if handler is None:
             self.error(f"unknown command {command!r} (commands: uci, ucci, isready, setoption, "
@@ -445,7 +483,6 @@ class Engine:
         self.banned = []
 
     def cmd_setoption(self, words: list[str]) -> None:
-        self.finish_search("setoption")
         if words and words[0].lower() == "name":              # UCI: name N... [value V...]
             lowered = [word.lower() for word in words]
             cut = lowered.index("value") if "value" in lowered else len(words)
@@ -457,6 +494,13 @@ class Engine:
         if not name:
             raise CommandError("setoption name needs an option name")
         key = name.lower().replace(" ", "").replace("_", "")
+        if key in SEARCH_OPTIONS and self.searching():
+            # The search holds its hash table and its tables: it goes on, the option stays.
+            self.send(f"info string {name} cannot change during a search; send stop first")
+            return
+        if key in ("matemode", "usemillisec") and self.searching():
+            self.send(f"info string {name}: from the next go on (the search running keeps "
+                      "its own)")
         if key == "ucivariant":
             if value.lower() != "xiangqi":
                 raise CommandError(f"UCI_Variant {value!r} is not played here: this engine "
@@ -536,43 +580,110 @@ class Engine:
         self.banned = [self.dialect.read(self.board, text) for text in words]
 
     def cmd_go(self, words: list[str]) -> None:
-        self.finish_search("go")
+        search = self.search
+        if search is not None and search.is_alive():
+            # (The command loop holds a go back until a finite search has ended.)
+            if not search.release.is_set():
+                raise CommandError("go during an infinite or ponder search: send stop first")
+            raise CommandError("go while a search runs: wait for its bestmove or send stop")
         request = parse_go(words, self.board, self.dialect, self.millis)
         self.search = SearchThread(self, self.board.copy(), request, list(self.banned))
+        self.searches += 1
         self.search.start()
+        if self.ending:
+            self.search.stop()
 
     # searching
     def searching(self) -> bool:
         return self.search is not None and self.search.is_alive()
 
-    def finish_search(self, command: str) -> None:
-        """Before ``command``: wait for a search that ends by itself (its ``bestmove`` comes
-        first, as GUIs expect); one that waits for ``stop`` (infinite, ponder) refuses."""
+    def must_wait(self, line: str) -> bool:
+        """Whether ``line`` waits for the search running: a ``go`` after a finite search
+        (or a stopped one) until its ``bestmove``, and everything after a waiting command
+        but ``isready``, ``stop`` and ``quit``."""
+        words = line.split()
+        if not words:
+            return False
+        if self.held:
+            return words[0] not in URGENT
         search = self.search
-        if search is None:
-            return
-        if not search.release.is_set():
-            raise CommandError(f"{command} during an infinite or ponder search: send stop "
-                               "first")
-        search.join()
-        self.search = None
+        return (words[0] == "go" and search is not None and search.is_alive()
+                and search.release.is_set())
 
     def stop(self) -> None:
-        """End the running search (if any) and wait for its ``bestmove``."""
+        """End the running search (if any): it sends its ``bestmove`` in its own thread."""
         search = self.search
         if search is not None:
             search.stop()
-            search.join()
-            self.search = None
+
+    def wind_up(self) -> None:
+        """``quit`` or the end of the input: stop the search and give it ``QUIT_WAIT`` to
+        send its ``bestmove``; the tables close only once no search reads them."""
+        self.held.clear()
+        search, self.search = self.search, None
+        if search is not None:
+            search.stop()
+            search.join(QUIT_WAIT)
+            self.abandoned = search.is_alive()
+        if not self.abandoned:
+            self.close_tables()
+
+    def drain_held(self) -> None:
+        """At the end of the input: the commands held back, each search stopped as it
+        starts (so every ``go`` still gets its ``bestmove``, at once)."""
+        while self.held and not self.closed:
+            search = self.search
+            if search is not None:
+                search.join(QUIT_WAIT)
+                if search.is_alive():       # a stopped search that does not end: give up
+                    return
+            if not self.handle(self.held.popleft()):
+                return
+
+    def submit(self, line: str) -> bool:
+        """One input line, as it arrives: carried out now or held back (see
+        :meth:`must_wait`); False once the engine should exit."""
+        if self.must_wait(line):
+            self.held.append(line)
+            return True
+        return self.handle(line)
 
     def run(self, lines: Iterable[str]) -> int:
+        """The command loop: ``lines`` are read in a thread of their own, so that a command
+        is never kept waiting behind a search (nor behind the input)."""
+        inbox: queue.Queue[str | None] = queue.Queue()
+
+        def read() -> None:
+            try:
+                for line in lines:
+                    inbox.put(line)
+            except (OSError, ValueError):      # the input is gone: as its end
+                pass
+            finally:
+                inbox.put(None)
+
+        threading.Thread(target=read, name="xqstudio-input", daemon=True).start()
         try:
-            for line in lines:
-                if not self.handle(line) or self.closed:
+            while not self.closed:
+                if self.held and not self.searching():
+                    if not self.handle(self.held.popleft()):
+                        break
+                    continue
+                try:
+                    line = inbox.get(timeout=POLL if self.held else 0.5)
+                except queue.Empty:
+                    continue
+                if line is None:                # the end of the input
+                    self.ending = True
+                    self.stop()
+                    self.drain_held()
+                    break
+                if not self.submit(line):
                     break
         finally:
-            self.stop()
-            self.close_tables()
+            self.wind_up()
+            with self._write:
+                self.closed = True             # nothing after the end (a late bestmove)
         return 0
 
 
@@ -589,7 +700,10 @@ class SearchThread(threading.Thread):
         self.release = threading.Event()      # bestmove may be sent
         if not (request.infinite or request.ponder):
             self.release.set()
-        self.table_bits = engine.table_bits
+        # What the search uses of the options, as they are at go: setoption goes on.
+        self.table_bits = self.hash_bits = engine.table_bits
+        self.mate_mode = engine.mate_mode
+        self.tables_failed = False            # a table error was reported: no tables now
         self.started = time.perf_counter()
         self.last_info = self.started
         allowed = request.search_moves or board.legal_moves
@@ -656,8 +770,31 @@ class SearchThread(threading.Thread):
         return self.solver_answer()
 
     # tables
+    def table_failed(self, error: Exception) -> None:
+        """A table error: an ``info string`` names the table and how to rebuild it, and the
+        rest of this search does without the tables."""
+        self.tables_failed = True
+        self.engine.send(f"info string {table_trouble(error, self.engine.tables)}")
+
+    def tablebase(self) -> Tablebase | None:
+        if self.tables_failed:
+            return None
+        try:
+            tablebase = self.engine.tablebase()
+            if tablebase is not None and not tablebase.materials():
+                return None
+        except TableError as error:
+            self.table_failed(error)
+            return None
+        except OSError as error:               # e.g. the directory cannot be read
+            self.tables_failed = True
+            self.engine.send(f"info string the tables cannot be read ({error}); the solver "
+                             "answers without them")
+            return None
+        return tablebase
+
     def table_answer(self) -> Answer | None:
-        tablebase = self.engine.tablebase()
+        tablebase = self.tablebase()
         if tablebase is None:
             return None
         board = self.board
@@ -669,7 +806,7 @@ class SearchThread(threading.Thread):
                 self.engine.send(f"info string no table answer: {error}")
             return None
         except CorruptTableError as error:
-            self.engine.error(f"damaged table, the solver answers instead: {error}")
+            self.table_failed(error)
             return None
         choices = [item for item in ranked if item.move in self.allowed]
         best = choices[0]
@@ -707,11 +844,11 @@ class SearchThread(threading.Thread):
 
     def solver_answer(self) -> Answer:
         request, board = self.request, self.board
-        mode = self.engine.mate_mode if request.mate is not None else Mode.ANY
+        mode = self.mate_mode if request.mate is not None else Mode.ANY
         bound = request.mate or (max(1, (request.depth + 1) // 2) if request.depth else
                                  DEFAULT_MAX_MOVES[mode])
         seconds = 0.0 if request.ponder else request.budget()
-        self.table_bits = self.engine.table_bits
+        self.table_bits = self.hash_bits
         if seconds:
             # A short search fills a small table only, and a fresh large one costs time to
             # touch (see DEFAULT_HASH_MB): at most 4 entries per node it can visit.
@@ -719,13 +856,19 @@ class SearchThread(threading.Thread):
             self.table_bits = min(self.table_bits, max(16, fill))
         limits = Limits(nodes=request.nodes, seconds=seconds, table_bits=self.table_bits,
                         progress_nodes=PROGRESS_NODES)
-        tablebase = self.engine.tablebase()
-        if tablebase is not None and not tablebase.materials():
-            tablebase = None
+        tablebase = self.tablebase()
         how = "every move a check" if mode == Mode.CHECKS else "quiet moves allowed"
         try:
-            solver = Solver(board, mode, limits, tablebase, self.progress)
-            result = solver.run(bound)
+            try:
+                solver = Solver(board, mode, limits, tablebase, self.progress)
+                result = solver.run(bound)
+            except TableError as error:        # a table at the solver's leaves
+                self.table_failed(error)
+                if seconds:
+                    left = seconds - (time.perf_counter() - self.started)
+                    limits.seconds = max(MIN_BUDGET, left)
+                solver = Solver(board, mode, limits, None, self.progress)
+                result = solver.run(bound)
         except SolverError as error:
             return self.fallback([f"the solver cannot run: {error}"])
         if result.verdict == Verdict.MATE and result.main_line:
