@@ -59,7 +59,7 @@ from typing import TextIO
 from solver.cli import MAX_MOVES_BOUND
 from solver.search import DEFAULT_MAX_MOVES, Limits, Solver, SolverError, SolveResult
 from solver.types import Mode, Verdict
-from tablebases import MissingTableError, open_tablebase
+from tablebases import MissingTableError, TablebaseError, open_tablebase
 from tablebases.format import CorruptTableError
 from tablebases.material import Material
 from tablebases.paths import default_directory
@@ -114,17 +114,11 @@ class CommandError(ValueError):
     """A command the engine cannot carry out; the message says what is wrong."""
 
 
-TableError = (MissingTableError, CorruptTableError)
-
-
-def table_trouble(error: Exception, directory: Path | None) -> str:
+def table_trouble(error: TablebaseError) -> str:
     """What an ``info string`` says of a table error: the table, and how to mend it."""
     if isinstance(error, CorruptTableError):
-        name = error.path.name.removesuffix(".xqtb")
-        where = f" --tables {directory}" if directory is not None else ""
-        return (f"table {name} is damaged ({error}): rebuild it with 'xqstudio tb build "
-                f"{name}{where}'; the solver answers without the tables")
-    return f"no table answer: {error}"
+        return f"{error.user_text()}; the solver answers without the tables"
+    return f"no table answer: {error.user_text()}"
 
 
 def engine_version() -> str:
@@ -581,6 +575,8 @@ class Engine:
 
     def cmd_go(self, words: list[str]) -> None:
         search = self.search
+        if search is not None and search.answered.is_set():
+            search.join()       # its bestmove is out: the thread is only returning
         if search is not None and search.is_alive():
             # (The command loop holds a go back until a finite search has ended.)
             if not search.release.is_set():
@@ -595,7 +591,8 @@ class Engine:
 
     # searching
     def searching(self) -> bool:
-        return self.search is not None and self.search.is_alive()
+        search = self.search
+        return search is not None and search.is_alive() and not search.answered.is_set()
 
     def must_wait(self, line: str) -> bool:
         """Whether ``line`` waits for the search running: a ``go`` after a finite search
@@ -698,6 +695,9 @@ class SearchThread(threading.Thread):
         self.dialect = engine.dialect
         self.stopped = threading.Event()
         self.release = threading.Event()      # bestmove may be sent
+        # Set just before the bestmove is written: from then on the GUI may send what it may
+        # send between searches (setoption Hash...), though the thread has not ended yet.
+        self.answered = threading.Event()
         if not (request.infinite or request.ponder):
             self.release.set()
         # What the search uses of the options, as they are at go: setoption goes on.
@@ -744,8 +744,10 @@ class SearchThread(threading.Thread):
         if answer.move is None:
             if self.dialect.uci:
                 send(f"info depth 0 score {self.dialect.mate_score(0, False)}")
+                self.answered.set()
                 send("bestmove (none)")
             else:
+                self.answered.set()
                 send("nobestmove")
             return
         elapsed = max(1, round(1000 * (time.perf_counter() - self.started)))
@@ -756,6 +758,7 @@ class SearchThread(threading.Thread):
         parts.append(f"time {elapsed}")
         parts.append("pv " + " ".join(self.dialect.write(move) for move in line))
         send(" ".join(parts))
+        self.answered.set()
         send(f"bestmove {self.dialect.write(answer.move)}")
 
     def answer(self) -> Answer:
@@ -770,11 +773,11 @@ class SearchThread(threading.Thread):
         return self.solver_answer()
 
     # tables
-    def table_failed(self, error: Exception) -> None:
+    def table_failed(self, error: TablebaseError) -> None:
         """A table error: an ``info string`` names the table and how to rebuild it, and the
         rest of this search does without the tables."""
         self.tables_failed = True
-        self.engine.send(f"info string {table_trouble(error, self.engine.tables)}")
+        self.engine.send(f"info string {table_trouble(error)}")
 
     def tablebase(self) -> Tablebase | None:
         if self.tables_failed:
@@ -783,7 +786,7 @@ class SearchThread(threading.Thread):
             tablebase = self.engine.tablebase()
             if tablebase is not None and not tablebase.materials():
                 return None
-        except TableError as error:
+        except TablebaseError as error:
             self.table_failed(error)
             return None
         except OSError as error:               # e.g. the directory cannot be read
@@ -862,7 +865,7 @@ class SearchThread(threading.Thread):
             try:
                 solver = Solver(board, mode, limits, tablebase, self.progress)
                 result = solver.run(bound)
-            except TableError as error:        # a table at the solver's leaves
+            except TablebaseError as error:        # a table at the solver's leaves
                 self.table_failed(error)
                 if seconds:
                     left = seconds - (time.perf_counter() - self.started)
