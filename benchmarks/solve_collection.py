@@ -9,6 +9,10 @@
     python benchmarks/solve_collection.py --refute-recorded --refute-seconds 0 \
         --refute-nodes 5000000 --jobs 2        # only refute the recorded unproven wins
     python benchmarks/solve_collection.py --numbers 431-438 --update ...  # those rows again
+    python benchmarks/solve_collection.py --resume run.tsv ...    # kill it, rerun: it goes on
+    python benchmarks/solve_collection.py --from-resume run.tsv   # the verdicts from its rows
+    python benchmarks/solve_collection.py --sample --any-seconds 0 --any-nodes 5000000 \
+        --refute-seconds 0 --refute-nodes 1000000 --jobs 2 --resume sample.tsv  # the 41
 
 Each position is first solved as a continuous-check problem (every Red move checks, up to
 ``--checks-moves`` moves, ``--checks-seconds`` each); if that proves no such mate, quiet moves
@@ -23,6 +27,29 @@ Each search runs on one thread; ``--jobs`` runs that many problems at once; ``--
 ADDRESS`` (a ``dask scheduler``) or ``--workers N`` (a LocalCluster here) makes each problem a
 Dask task instead (``puzzles.cluster``; the extra ``xqstudio[cluster]``), the verdicts
 collected by this process and the file written once at the end, as without a cluster.
+
+``--resume FILE`` makes a run that survives interruptions: each problem's row is appended to
+FILE as soon as it finishes (by this process, one whole row at a time, flushed and synced to
+the disk, whatever ``--jobs``), and the problems already in FILE are not solved again, so the
+same command run again after a kill goes on where it stopped (a row cut short by the kill is
+left out and solved again), and ``--numbers`` can take the book in slices.  FILE's header
+(lines "# setting NAME=VALUE", written once, when FILE is new) records what decides the rows:
+the budgets and bounds, the tables (directory and the names of its tables) and a digest of the
+solver's source; a run whose settings differ is refused, naming each setting that differs.
+Its rows: number, stipulation, verdict, moves, exact (yes or no for a proof), order,
+main_line (ICCS), nodes, seconds, tb_leaves, threat_tests (all the problem's searches) and
+ran_out: where a budget ran out ("checks", "order N" or "full width" for the quiet-move search,
+"line", "refutation"; several joined with "; "), "" if none did.  When the run ends, the rows of
+all the problems chosen (those from FILE too) make the summary and the verdicts file, as in a
+run without ``--resume``.  ``--from-resume FILE`` solves nothing: the verdicts file is written
+from FILE's rows (the same replay check of every line, the same summary) if FILE has every
+problem chosen (all 551, or ``--numbers``); if some are missing it says how many and which,
+writes nothing and exits with status 1.  ``--from-resume FILE --update`` puts FILE's rows (of
+``--numbers`` if given, else all it has) in the verdicts file, the other rows kept.
+``--output PATH`` reads (``--update``, ``--refute-recorded``) and writes that verdicts file
+instead.  ``--sample``: the development sample, the 41 problems of :data:`SAMPLE` (every
+seventh of the 281 quiet-move wins; like ``--numbers``, no verdicts file written without
+``--update``).
 
 Writes puzzles/data/shiqingyaqu551_verdicts.tsv (number, stipulation, verdict, moves,
 order, main_line) unless ``--no-write`` or ``--numbers`` (without ``--update``) is given:

@@ -171,6 +171,10 @@ def test_sample_is_every_seventh_quiet_move_win(module) -> None:
                  if row["stipulation"] == "win"]
     assert len(quiet) == 281
     assert module.SAMPLE == quiet[::7] and len(module.SAMPLE) == 41
+    # At 1,000 nodes the whole sample takes a second or two.
+    sample = run("--sample", "--any-seconds", "0", "--any-nodes", "1000", "--refute-seconds",
+                 "0", "--no-write")
+    assert sorted(solved_lines(sample.stdout)) == module.SAMPLE
     refused = run("--sample", "--numbers", "1", "--no-write", check=False)
     assert refused.returncode == 2 and "--sample and --numbers" in refused.stderr
 
