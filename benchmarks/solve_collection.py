@@ -625,6 +625,11 @@ def main(argv: list[str] | None = None) -> None:
             rows += on_cluster(tasks, args, record)
         elif tasks:
             rows += solved_here(solve_one, tasks, args.jobs, record)
+    except KeyboardInterrupt:
+        if resume is None:
+            raise
+        raise SystemExit(f"stopped: {len(resume.rows)} problems in {args.resume}; the same "
+                         f"command goes on from there") from None
     finally:
         if resume is not None:
             resume.close()
@@ -665,8 +670,12 @@ def solved_here(solve_one: Callable[[tuple], dict], tasks: list[tuple], jobs: in
                 rows.append(future.result())
                 record(rows[-1])
         except BaseException:
+            # Interrupted (Ctrl-C) or failed: the searches running are stopped now rather
+            # than at the end of their budgets (they hold the GIL and see no signal).
             for future in futures:
                 future.cancel()
+            for process in list((getattr(pool, "_processes", None) or {}).values()):
+                process.terminate()
             raise
     return rows
 

@@ -10,8 +10,10 @@ import importlib.util
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -182,3 +184,38 @@ def test_sample_is_every_seventh_quiet_move_win(module) -> None:
 def test_number_ranges(module) -> None:
     assert module.number_ranges([1, 2, 3, 7, 9, 10]) == "1-3, 7, 9-10"
     assert module.number_ranges([]) == ""
+
+
+def test_a_second_run_on_the_file_is_refused_while_the_first_runs(tmp_path: Path) -> None:
+    import fcntl
+
+    resume = tmp_path / "run.tsv"
+    with resume.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)      # as a running run holds it
+        refused = run("--numbers", "1", "--resume", str(resume), *BUDGET, check=False)
+    assert refused.returncode != 0 and "another run is appending to it" in refused.stderr
+    assert resume.read_bytes() == b""
+
+
+def test_ctrl_c_stops_at_once_and_keeps_the_rows(tmp_path: Path) -> None:
+    resume = tmp_path / "run.tsv"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # No. 1 in milliseconds, then No. 4 with 50 M nodes (minutes): interrupted during No. 4.
+    process = subprocess.Popen(
+        [sys.executable, str(SCRIPT), "--numbers", "1,4", "--resume", str(resume),
+         "--any-nodes", "50000000", "--refute-seconds", "0", "--jobs", "1"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.monotonic() + 30
+        while not (resume.exists() and "\n1\tchecks\tmate\t" in resume.read_text()):
+            assert time.monotonic() < deadline and process.poll() is None
+            time.sleep(0.05)
+        time.sleep(0.3)                         # into No. 4's search
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=10)
+    finally:
+        process.kill()
+    assert process.returncode == 1
+    assert f"stopped: 1 problems in {resume}; the same command goes on" in stderr
+    assert [row[0] for row in rows_of(resume)] == ["1"]
