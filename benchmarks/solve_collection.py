@@ -30,9 +30,10 @@ collected by this process and the file written once at the end, as without a clu
 
 ``--resume FILE`` makes a run that survives interruptions: each problem's row is appended to
 FILE as soon as it finishes (by this process, one whole row at a time, flushed and synced to
-the disk, whatever ``--jobs``), and the problems already in FILE are not solved again, so the
-same command run again after a kill goes on where it stopped (a row cut short by the kill is
-left out and solved again), and ``--numbers`` can take the book in slices.  FILE's header
+the disk, whatever ``--jobs`` or cluster), and the problems already in FILE are not solved
+again, so the same command run again after a kill goes on where it stopped (a row cut short
+by the kill is left out and solved again; Ctrl-C stops the searches at once), and
+``--numbers`` can take the book in slices; FILE is locked while a run appends to it.  Its header
 (lines "# setting NAME=VALUE", written once, when FILE is new) records what decides the rows:
 the budgets and bounds, the tables (directory and the names of its tables) and a digest of the
 solver's source; a run whose settings differ is refused, naming each setting that differs.
@@ -622,7 +623,8 @@ def main(argv: list[str] | None = None) -> None:
         elif args.cluster or args.workers:
             if args.refute_recorded:
                 parser.error("--refute-recorded runs here (--jobs), not on a cluster")
-            rows += on_cluster(tasks, args, record)
+            if tasks:
+                rows += on_cluster(tasks, args, record)
         elif tasks:
             rows += solved_here(solve_one, tasks, args.jobs, record)
     except KeyboardInterrupt:
