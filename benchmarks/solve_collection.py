@@ -9,6 +9,10 @@
     python benchmarks/solve_collection.py --refute-recorded --refute-seconds 0 \
         --refute-nodes 5000000 --jobs 2        # only refute the recorded unproven wins
     python benchmarks/solve_collection.py --numbers 431-438 --update ...  # those rows again
+    python benchmarks/solve_collection.py --resume run.tsv ...    # kill it, rerun: it goes on
+    python benchmarks/solve_collection.py --from-resume run.tsv   # the verdicts from its rows
+    python benchmarks/solve_collection.py --sample --any-seconds 0 --any-nodes 5000000 \
+        --refute-seconds 0 --refute-nodes 1000000 --jobs 2 --resume sample.tsv  # the 41
 
 Each position is first solved as a continuous-check problem (every Red move checks, up to
 ``--checks-moves`` moves, ``--checks-seconds`` each); if that proves no such mate, quiet moves
@@ -23,6 +27,30 @@ Each search runs on one thread; ``--jobs`` runs that many problems at once; ``--
 ADDRESS`` (a ``dask scheduler``) or ``--workers N`` (a LocalCluster here) makes each problem a
 Dask task instead (``puzzles.cluster``; the extra ``xqstudio[cluster]``), the verdicts
 collected by this process and the file written once at the end, as without a cluster.
+
+``--resume FILE`` makes a run that survives interruptions: each problem's row is appended to
+FILE as soon as it finishes (by this process, one whole row at a time, flushed and synced to
+the disk, whatever ``--jobs`` or cluster), and the problems already in FILE are not solved
+again, so the same command run again after a kill goes on where it stopped (a row cut short
+by the kill is left out and solved again; Ctrl-C stops the searches at once), and
+``--numbers`` can take the book in slices; FILE is locked while a run appends to it.  Its header
+(lines "# setting NAME=VALUE", written once, when FILE is new) records what decides the rows:
+the budgets and bounds, the tables (directory and the names of its tables) and a digest of the
+solver's source; a run whose settings differ is refused, naming each setting that differs.
+Its rows: number, stipulation, verdict, moves, exact (yes or no for a proof), order,
+main_line (ICCS), nodes, seconds, tb_leaves, threat_tests (all the problem's searches) and
+ran_out: where a budget ran out ("checks", "order N" or "full width" for the quiet-move search,
+"line", "refutation"; several joined with "; "), "" if none did.  When the run ends, the rows of
+all the problems chosen (those from FILE too) make the summary and the verdicts file, as in a
+run without ``--resume``.  ``--from-resume FILE`` solves nothing: the verdicts file is written
+from FILE's rows (the same replay check of every line, the same summary) if FILE has every
+problem chosen (all 551, or ``--numbers``); if some are missing it says how many and which,
+writes nothing and exits with status 1.  ``--from-resume FILE --update`` puts FILE's rows (of
+``--numbers`` if given, else all it has) in the verdicts file, the other rows kept.
+``--output PATH`` reads (``--update``, ``--refute-recorded``) and writes that verdicts file
+instead.  ``--sample``: the development sample, the 41 problems of :data:`SAMPLE` (every
+seventh of the 281 quiet-move wins; like ``--numbers``, no verdicts file written without
+``--update``).
 
 Writes puzzles/data/shiqingyaqu551_verdicts.tsv (number, stipulation, verdict, moves,
 order, main_line) unless ``--no-write`` or ``--numbers`` (without ``--update``) is given:
@@ -41,12 +69,17 @@ from __future__ import annotations
 
 import argparse
 import csv
+import fcntl
+import hashlib
 import os
 import re
+import sys
 import tempfile
 import time
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
+from typing import IO
 
 from puzzles.catalogue import (
     TABLE_DRAW,
@@ -58,7 +91,7 @@ from puzzles.catalogue import (
     table_plies,
     win_bound,
 )
-from solver import Limits, solve
+from solver import Limits, Solver
 from solver.refute import refute
 from tablebases import open_tablebase
 from xiangqi import Board, Move
@@ -69,6 +102,23 @@ TARGET = ROOT / "puzzles" / "data" / "shiqingyaqu551_verdicts.tsv"
 # More pieces than this never fit a table here (and their index would not fit 64 bits).
 MAX_TABLE_PIECES = 9
 COLUMNS = ["number", "stipulation", "verdict", "moves", "order", "main_line"]
+# A resume file's rows: the verdicts file's columns and what the search spent.  ``exact``: yes
+# or no for a proven mate or refutation; ``nodes``, ``seconds``, ``tb_leaves``,
+# ``threat_tests``: all the searches of the problem together; ``ran_out``: where a budget ran
+# out (see :func:`ran_out`), "" if none did.
+RESUME_COLUMNS = ["number", "stipulation", "verdict", "moves", "exact", "order", "main_line",
+                  "nodes", "seconds", "tb_leaves", "threat_tests", "ran_out"]
+# The options a resume file records in its header and a resumed run must repeat: they decide
+# the rows.  (Not --jobs, --numbers, --sample, --cluster: they decide only which and where.)
+RESUME_SETTINGS = ["checks_seconds", "checks_moves", "any_seconds", "any_moves", "any_nodes",
+                   "orders", "refute_seconds", "refute_nodes", "refute_moves", "tables"]
+RESUME_TITLE = "# solve_collection.py resume file: one row per problem, appended as it finishes"
+# The development sample: every seventh of the 281 quiet-move wins (stipulation "win" in the
+# verdicts file, in the book's order, the first included): the 41 of BENCHMARKS.md's
+# session-6 to session-13 figures (`--sample`).
+SAMPLE = [4, 37, 63, 95, 124, 176, 195, 228, 249, 275, 285, 293, 300, 307, 314, 321, 328, 336,
+          344, 351, 358, 366, 373, 380, 387, 394, 401, 408, 415, 422, 429, 436, 443, 450, 457,
+          464, 481, 495, 506, 528, 549]
 
 
 def problems() -> list[tuple[int, str, str]]:
@@ -109,31 +159,61 @@ def cheap_tables(every: list[tuple[int, str, str]], minutes: float) -> list[str]
     return sorted(sizes, key=lambda name: (sizes[name], name))
 
 
+class _Watched(Solver):
+    """A solver that notes the order its search had reached when the search for the mate
+    ended, before the main line (where a budget ran out in an inexact mate)."""
+
+    stopped_order = ""
+
+    def line_within_reserve(self, length: int, exact: bool, cancelled: bool) -> list[Move]:
+        self.stopped_order = self.current_order
+        return super().line_within_reserve(length, exact, cancelled)
+
+
+def ran_out(result, solver: _Watched) -> str:
+    """Where the budget of ``solver``'s search (its result ``result``) ran out: "checks" (the
+    continuous-check search), "order N" or "full width" (the quiet-move search at that order),
+    "line" (the main line, after the proof: it may be cut short), or "" (the search finished:
+    an exact mate or a disproof).  An inexact mate whose line ran out too: both, with "; "."""
+    phases = []
+    if result.verdict == "unknown" or (result.verdict == "mate" and not result.exact):
+        order = solver.current_order if result.verdict == "unknown" else solver.stopped_order
+        phases.append("checks" if solver.mode == "checks" else order)
+    if result.verdict == "mate" and not result.line_complete:
+        phases.append("line")
+    return "; ".join(phases)
+
+
 def verdict_of(task: tuple) -> dict:
     number, fen, title, args = task
     start = time.perf_counter()
     if is_draw_study(title):
         return {"number": number, "stipulation": "draw", "verdict": "unverified", "moves": "",
-                "order": "", "main_line": "", "seconds": 0.0, "tb_leaves": 0}
+                "exact": "", "order": "", "main_line": "", "nodes": 0, "seconds": 0.0,
+                "tb_leaves": 0, "threat_tests": 0, "ran_out": ""}
     board = Board(fen)
     tables = open_tablebase(args.tables) if args.tables else None
-    result = solve(board, mode="checks", max_moves=args.checks_moves,
-                   limits=Limits(seconds=args.checks_seconds), tablebases=tables)
+    solver = _Watched(board, "checks", Limits(seconds=args.checks_seconds), tables)
+    result = solver.run(args.checks_moves)
     stipulation = "checks"
-    tb_leaves = result.tb_leaves
+    spent = [result.nodes, result.tb_leaves, result.threat_tests]
     if result.verdict == "no mate":
-        result = solve(board, mode="any", max_moves=win_bound(board, args.any_moves, tables),
-                       limits=Limits(seconds=args.any_seconds, nodes=args.any_nodes,
-                                     lambda_orders=args.orders), tablebases=tables)
+        solver = _Watched(board, "any", Limits(seconds=args.any_seconds, nodes=args.any_nodes,
+                                               lambda_orders=args.orders), tables)
+        result = solver.run(win_bound(board, args.any_moves, tables))
         stipulation = "win"
-        tb_leaves += result.tb_leaves
+        spent = [a + b for a, b in zip(spent, [result.nodes, result.tb_leaves,
+                                                result.threat_tests])]
     verdict = search_verdict(result)
     order = ""
     if result.verdict == "mate":
         order = "full" if result.order is None else str(result.order)
     row = {"number": number, "stipulation": stipulation, "verdict": verdict,
-           "moves": result.length if result.verdict == "mate" else "", "order": order,
-           "main_line": " ".join(m.iccs() for m in result.main_line), "tb_leaves": tb_leaves}
+           "moves": result.length if result.verdict == "mate" else "",
+           "exact": ("yes" if result.exact else "no") if result.verdict == "mate" else "",
+           "order": order, "main_line": " ".join(m.iccs() for m in result.main_line),
+           "nodes": spent[0], "tb_leaves": spent[1], "threat_tests": spent[2],
+           "ran_out": ran_out(result, solver)}
     if stipulation == "win" and result.verdict != "mate":
         if table_plies(board, tables) == 0:
             row["verdict"] = TABLE_DRAW
@@ -144,16 +224,20 @@ def verdict_of(task: tuple) -> dict:
 
 def refuted_row(row: dict, board: Board, tables, args: argparse.Namespace) -> dict:
     """``row`` (a win without a proven mate) after a refutation within its budget: a refuted
-    one's verdict, Black's mate length, order and line, else the row as it was."""
+    one's verdict, Black's mate length, order and line, else the row as it was (its nodes and
+    leaves counted, and "refutation" added to ``ran_out`` if that budget ran out too)."""
     refutation = refute(board, refutation_bound(board, args.refute_moves, tables), tables,
                         Limits(seconds=args.refute_seconds, nodes=args.refute_nodes,
                                lambda_orders=args.orders))
-    row = {**row, "tb_leaves": row.get("tb_leaves", 0) + refutation.tb_leaves}
+    row = {**row, "tb_leaves": row.get("tb_leaves", 0) + refutation.tb_leaves,
+           "nodes": int(row.get("nodes") or 0) + refutation.nodes}
     if refutation.refuted:
         verdict, moves = refutation_verdict(refutation)
-        row.update(verdict=verdict, moves=moves,
+        row.update(verdict=verdict, moves=moves, exact="yes" if refutation.exact else "no",
                    order="full" if refutation.order is None else str(refutation.order),
                    main_line=" ".join(m.iccs() for m in refutation.main_line))
+    if refutation.verdict == "unknown" or (refutation.refuted and not refutation.exact):
+        row["ran_out"] = "; ".join(p for p in [row.get("ran_out", ""), "refutation"] if p)
     return row
 
 
@@ -167,8 +251,8 @@ def refutation_of(task: tuple) -> dict:
     return {**row, "seconds": time.perf_counter() - start}
 
 
-def recorded_rows() -> list[dict]:
-    with TARGET.open(encoding="utf-8", newline="") as handle:
+def recorded_rows(target: Path = TARGET) -> list[dict]:
+    with target.open(encoding="utf-8", newline="") as handle:
         return [{**row, "number": int(row["number"]), "seconds": 0.0, "tb_leaves": 0}
                 for row in csv.DictReader(handle, delimiter="\t")]
 
@@ -226,19 +310,142 @@ def line_fault(row: dict, fen: str) -> str | None:
     return None
 
 
-def write(rows: list[dict]) -> None:
+def write(rows: list[dict], target: Path = TARGET) -> None:
     """Replace the verdicts file: a temporary file in its directory, renamed when complete."""
-    fd, temp = tempfile.mkstemp(dir=TARGET.parent, suffix=".tmp")
+    fd, temp = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             writer = csv.DictWriter(handle, COLUMNS, delimiter="\t", lineterminator="\n",
                                     extrasaction="ignore")
             writer.writeheader()
             writer.writerows(rows)
-        os.replace(temp, TARGET)
+        os.replace(temp, target)
     except BaseException:
         os.unlink(temp)
         raise
+
+
+def run_settings(args: argparse.Namespace) -> dict[str, str]:
+    """What decides a run's rows, as a resume file's header records it: the budgets and
+    bounds (:data:`RESUME_SETTINGS`), the tables (their directory and the names of the tables
+    there) and the solver's source (a digest of solver/*.py, *.pyx, *.pxd)."""
+    settings = {name: str(getattr(args, name) or "") if name == "tables"
+                else str(getattr(args, name)) for name in RESUME_SETTINGS}
+    names = sorted(p.name for p in Path(args.tables).glob("*.xqtb")) if args.tables else []
+    settings["table_set"] = (f"{len(names)} tables "
+                             f"{hashlib.sha1(' '.join(names).encode()).hexdigest()[:12]}"
+                             if args.tables else "")
+    digest = hashlib.sha1()
+    for path in sorted((ROOT / "solver").glob("*.py*")):
+        if path.suffix in (".py", ".pyx", ".pxd"):
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    settings["solver_source"] = digest.hexdigest()[:12]
+    return settings
+
+
+class ResumeError(Exception):
+    """A resume file that cannot be read or does not fit the run."""
+
+
+def read_resume(path: Path) -> tuple[dict[str, str], dict[int, dict], int]:
+    """(settings, rows by number, the length of the complete part) of a resume file.  A last
+    line without its newline (the run was killed while writing it) is left out of all three;
+    a file without its line of column names (new, or killed while writing its header) has
+    none of them."""
+    data = path.read_bytes()
+    complete = data.rfind(b"\n") + 1
+    lines = data[:complete].decode("utf-8").splitlines()
+    settings: dict[str, str] = {}
+    rows: dict[int, dict] = {}
+    header: list[str] | None = None
+    for count, line in enumerate(lines, 1):
+        if line.startswith("#"):
+            if line.startswith("# setting ") and "=" in line:
+                name, _, value = line[len("# setting "):].partition("=")
+                settings[name] = value
+            continue
+        fields = line.split("\t")
+        if header is None:
+            header = fields
+            if header != RESUME_COLUMNS:
+                raise ResumeError(f"{path}: line {count} is not the header of a resume file "
+                                  f"({chr(9).join(RESUME_COLUMNS)})")
+            continue
+        if len(fields) != len(header):
+            raise ResumeError(f"{path}: line {count} has {len(fields)} fields, not "
+                              f"{len(header)}")
+        row: dict = dict(zip(header, fields))
+        try:
+            row.update(number=int(row["number"]), nodes=int(row["nodes"]),
+                       seconds=float(row["seconds"]), tb_leaves=int(row["tb_leaves"]),
+                       threat_tests=int(row["threat_tests"]))
+        except ValueError as error:
+            raise ResumeError(f"{path}: line {count}: {error}") from None
+        if row["number"] in rows:
+            raise ResumeError(f"{path}: line {count}: No. {row['number']} a second time")
+        rows[row["number"]] = row
+    if header is None:
+        title = RESUME_TITLE.encode()
+        if not (data.startswith(title) or title.startswith(data)):
+            raise ResumeError(f"{path}: not a resume file (its first line is not "
+                              f"{RESUME_TITLE!r})")
+        return {}, {}, 0        # new, or its header unfinished: written again
+    return settings, rows, complete
+
+
+class ResumeFile:
+    """A resume file open for appending: its header (settings, then the columns) written
+    once when it is new, one row per problem then, each flushed and synced to the disk before
+    the next.  It is locked while open, so two runs never append to one file."""
+
+    def __init__(self, path: Path, settings: dict[str, str]):
+        self.path = path
+        self.rows: dict[int, dict] = {}
+        self.handle: IO[str] = path.open("a+", encoding="utf-8", newline="")
+        try:
+            fcntl.flock(self.handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self.handle.close()
+            raise ResumeError(f"{path}: another run is appending to it") from None
+        try:
+            self._open(settings)
+        except BaseException:
+            self.close()
+            raise
+
+    def _open(self, settings: dict[str, str]) -> None:
+        stored, self.rows, complete = read_resume(self.path)
+        if complete:
+            differ = [f"{name} {stored.get(name, '(none)')!r} there, {settings.get(name)!r} now"
+                      for name in sorted(set(stored) | set(settings))
+                      if stored.get(name) != settings.get(name)]
+            if differ:
+                raise ResumeError(f"{self.path}: its rows were solved with other settings "
+                                  f"({'; '.join(differ)}): use another file, or the settings "
+                                  f"of the file")
+        if complete < self.path.stat().st_size:
+            if complete:
+                print(f"{self.path}: an unfinished last row left out (the run was stopped "
+                      f"while writing it)", flush=True)
+            self.handle.truncate(complete)
+        self.handle.seek(0, os.SEEK_END)
+        if complete == 0:
+            header = [RESUME_TITLE] + [f"# setting {name}={value}"
+                                       for name, value in settings.items()]
+            self._append("\n".join(header) + "\n" + "\t".join(RESUME_COLUMNS) + "\n")
+
+    def _append(self, text: str) -> None:
+        self.handle.write(text)
+        self.handle.flush()
+        os.fsync(self.handle.fileno())
+
+    def append(self, row: dict) -> None:
+        values = {**row, "seconds": f"{row['seconds']:.3f}"}
+        self._append("\t".join(str(values.get(name, "")) for name in RESUME_COLUMNS) + "\n")
+        self.rows[row["number"]] = row
+
+    def close(self) -> None:
+        self.handle.close()       # the lock goes with it
 
 
 def on_cluster(tasks: list[tuple], args: argparse.Namespace, show) -> list[dict]:
@@ -263,7 +470,22 @@ def on_cluster(tasks: list[tuple], args: argparse.Namespace, show) -> list[dict]
         raise SystemExit(str(error)) from None
 
 
-def main() -> None:
+def number_ranges(numbers: list[int]) -> str:
+    """``numbers`` (sorted) as ranges: "12-14, 40".
+
+    >>> number_ranges([1, 2, 3, 7, 9, 10])
+    '1-3, 7, 9-10'
+    """
+    parts: list[str] = []
+    for number in numbers:
+        if parts and int(parts[-1].split("-")[-1]) == number - 1:
+            parts[-1] = f"{parts[-1].split('-')[0]}-{number}"
+        else:
+            parts.append(str(number))
+    return ", ".join(parts)
+
+
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     # Ten seconds: No. 7's exact mate in 20 takes 4.4 s alone and more on a shared machine
     # (at 4 s it came out "within 20" under load 6-8).
@@ -292,24 +514,41 @@ def main() -> None:
                         help="a Dask LocalCluster of N single-thread workers here")
     parser.add_argument("--numbers", default=None,
                         help="e.g. 1-40,316 (implies --no-write, unless --update)")
+    parser.add_argument("--sample", action="store_true",
+                        help="the development sample: the 41 problems of SAMPLE (every seventh "
+                             "quiet-move win; like --numbers, implies --no-write)")
     parser.add_argument("--update", action="store_true",
                         help="with --numbers: put their new rows in the verdicts file, the "
-                             "other rows kept, and write it")
+                             "other rows kept, and write it (with --from-resume alone: the "
+                             "rows of the resume file)")
     parser.add_argument("--no-write", action="store_true")
+    parser.add_argument("--output", default=None, metavar="PATH",
+                        help=f"the verdicts file read (--update, --refute-recorded) and written "
+                             f"(default: {TARGET.relative_to(ROOT)})")
+    parser.add_argument("--resume", default=None, metavar="FILE",
+                        help="append each problem's row to FILE as it finishes and skip the "
+                             "problems already there (the settings must be FILE's)")
+    parser.add_argument("--from-resume", default=None, metavar="FILE",
+                        help="solve nothing: the verdicts from the rows of FILE (every problem "
+                             "chosen must be there)")
     parser.add_argument("--tables", default=None, metavar="DIR",
                         help="tablebase directory whose tables answer the leaves (default: none, "
                              "so the verdicts do not depend on what a machine has built)")
     parser.add_argument("--build-tables", type=float, default=None, metavar="MINUTES",
                         help="first build into --tables every composition's table estimated "
                              "to build within MINUTES on two threads (with its sub-tables)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.build_tables is not None and args.build_tables < 0:
         parser.error(f"--build-tables: minutes must be at least 0, not {args.build_tables}")
     if args.tables and not Path(args.tables).is_dir():
         parser.error(f"--tables: {args.tables} is not a directory")
     if args.tables:
         args.tables = str(Path(args.tables).resolve())     # the same path on every worker
-    if args.update and not args.numbers:
+    if args.sample and args.numbers:
+        parser.error("--sample and --numbers: one or the other")
+    if args.sample:
+        args.numbers = ",".join(map(str, SAMPLE))
+    if args.update and not (args.numbers or args.from_resume):
         parser.error("--update needs --numbers (the rows to solve again)")
     if args.update and args.refute_recorded:
         parser.error("--update and --refute-recorded: one or the other")
@@ -317,6 +556,18 @@ def main() -> None:
         parser.error("--cluster and --workers: one or the other")
     if args.build_tables is not None and not args.tables:
         parser.error("--build-tables needs --tables DIR (where to build them)")
+    if args.resume and args.refute_recorded:
+        parser.error("--resume and --refute-recorded: one or the other")
+    if args.from_resume:
+        for given, option in [(args.resume, "--resume"), (args.refute_recorded,
+                              "--refute-recorded"), (args.cluster or args.workers,
+                              "--cluster/--workers"), (args.build_tables is not None,
+                              "--build-tables")]:
+            if given:
+                parser.error(f"--from-resume solves nothing: not with {option}")
+    target = Path(args.output).resolve() if args.output else TARGET
+    if not target.parent.is_dir():
+        parser.error(f"--output: {target.parent} is not a directory")
     every = problems()
     if args.build_tables is not None:
         from tablebases.build import build
@@ -326,37 +577,67 @@ def main() -> None:
         build(wanted, args.tables, threads=2, log=lambda line: print(line, flush=True))
     chosen = set(composition_numbers(args.numbers) if args.numbers
                  else range(1, len(every) + 1))
-    tasks = [(number, fen, title, args) for number, fen, title in every if number in chosen]
+    tasks: list[tuple] = [(number, fen, title, args) for number, fen, title in every
+                          if number in chosen]
     solve_one = verdict_of
     recorded: dict[int, dict] = {}
     if args.refute_recorded:
         if not (args.refute_seconds or args.refute_nodes):
             parser.error("--refute-recorded needs a refutation budget (--refute-seconds or "
                          "--refute-nodes)")
-        recorded = {row["number"]: row for row in recorded_rows()}
+        recorded = {row["number"]: row for row in recorded_rows(target)}
         fens = {number: fen for number, fen, _ in every}
         tasks = [(row, fens[number], args) for number, row in recorded.items()
                  if number in chosen and row["stipulation"] == "win"
                  and not row["verdict"].startswith(("mate", "refuted"))]
         solve_one = refutation_of
     start = time.perf_counter()
-    rows = []
+    rows: list[dict] = []
+    resume: ResumeFile | None = None
+    if args.from_resume:
+        rows = rows_from_resume(Path(args.from_resume), chosen,
+                                args.update and not args.numbers)
+    elif args.resume:
+        try:
+            resume = ResumeFile(Path(args.resume), run_settings(args))
+        except (OSError, ResumeError) as error:
+            raise SystemExit(f"--resume: {error}") from None
+        rows = [row for number, row in sorted(resume.rows.items()) if number in chosen]
+        tasks = [task for task in tasks if task[0] not in resume.rows]
+        print(f"{args.resume}: {len(rows)} of {len(chosen)} problems there, {len(tasks)} to "
+              f"solve", flush=True)
 
     def show(row: dict) -> None:
         print(f"{row['number']:3d} {row['stipulation']:<6} {row['verdict']:<18} "
               f"{row['moves']!s:>3} {row['order']:>4} {row['seconds']:6.1f} s", flush=True)
 
-    if args.cluster or args.workers:
-        if args.refute_recorded:
-            parser.error("--refute-recorded runs here (--jobs), not on a cluster")
-        rows = on_cluster(tasks, args, show)
-    else:
-        with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-            for row in pool.map(solve_one, tasks):
-                rows.append(row)
-                show(row)
+    def record(row: dict) -> None:
+        """A finished problem: shown, and in the resume file before the next is taken."""
+        if resume is not None:
+            resume.append(row)
+        show(row)
+
+    try:
+        if args.from_resume:
+            pass
+        elif args.cluster or args.workers:
+            if args.refute_recorded:
+                parser.error("--refute-recorded runs here (--jobs), not on a cluster")
+            if tasks:
+                rows += on_cluster(tasks, args, record)
+        elif tasks:
+            rows += solved_here(solve_one, tasks, args.jobs, record)
+    except KeyboardInterrupt:
+        if resume is None:
+            raise
+        raise SystemExit(f"stopped: {len(resume.rows)} problems in {args.resume}; the same "
+                         f"command goes on from there") from None
+    finally:
+        if resume is not None:
+            resume.close()
+    rows.sort(key=lambda row: row["number"])
     if args.update:
-        recorded = {row["number"]: row for row in recorded_rows()}
+        recorded = {row["number"]: row for row in recorded_rows(target)}
     if args.refute_recorded or args.update:
         recorded.update((row["number"], row) for row in rows)
         rows = [recorded[number] for number in sorted(recorded)]
@@ -375,8 +656,62 @@ def main() -> None:
         print(f"main lines failing the replay check: {len(faults)} "
               f"({', '.join(str(row['number']) for row, _ in faults)})")
     if not args.no_write and (args.update or not args.numbers):
-        write(rows)
-        print(f"-> {TARGET}")
+        write(rows, target)
+        print(f"-> {target}")
+
+
+def solved_here(solve_one: Callable[[tuple], dict], tasks: list[tuple], jobs: int,
+                record: Callable[[dict], None]) -> list[dict]:
+    """The rows of ``tasks``, ``jobs`` at once in worker processes, ``record(row)`` called
+    here (in this process, one row at a time) as each finishes; in the order they finish."""
+    rows = []
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_die_with_parent) as pool:
+        futures = [pool.submit(solve_one, task) for task in tasks]
+        try:
+            for future in as_completed(futures):
+                rows.append(future.result())
+                record(rows[-1])
+        except BaseException:
+            # Interrupted (Ctrl-C) or failed: the searches running are stopped now rather
+            # than at the end of their budgets (they hold the GIL and see no signal).
+            for future in futures:
+                future.cancel()
+            for process in list((getattr(pool, "_processes", None) or {}).values()):
+                process.terminate()
+            raise
+    return rows
+
+
+def _die_with_parent() -> None:
+    """A worker ends when this process does, even if it is killed (Linux): a run stopped with
+    ``kill -9`` leaves no search running on."""
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL(None).prctl(1, signal.SIGTERM)      # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def rows_from_resume(path: Path, chosen: set[int], present: bool) -> list[dict]:
+    """``--from-resume``: the rows of ``chosen`` (every one of them, or the run stops saying
+    how many are missing) from the resume file ``path``; with ``present``, its rows whatever
+    they are."""
+    try:
+        settings, stored, _ = read_resume(path)
+    except (OSError, ResumeError) as error:
+        raise SystemExit(f"--from-resume: {error}") from None
+    print(f"{path}: solved with " + (", ".join(f"{name} {value or '-'}"
+                                              for name, value in settings.items()) or "?"))
+    if present:
+        chosen = set(stored)
+    missing = sorted(chosen - set(stored))
+    if missing or not chosen:
+        print(f"{path}: {len(missing)} of {len(chosen)} problems missing (No. "
+              f"{number_ranges(missing)}); nothing written", file=sys.stderr)
+        raise SystemExit(1)
+    return [dict(stored[number]) for number in sorted(chosen)]
 
 
 if __name__ == "__main__":
