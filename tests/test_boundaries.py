@@ -286,3 +286,15 @@ def test_exact_is_never_beside_unknown():
     none = json.loads(xqstudio("problem", "solve", ROOK_MATE_IN_3, "--no-tables", "--checks",
                                "--json").stdout)
     assert none["verdict"] == "no mate" and none["exact"] is True
+
+
+def test_the_web_api_does_not_advise_building_the_whole_game(tmp_path):
+    build("KRK", tmp_path, log=lambda line: None)
+    service = TablebaseService(tmp_path)
+    try:
+        status, body = service.query(STARTING_FEN)
+    finally:
+        service.close()
+    document = json.loads(body)
+    assert status == 404 and "too many placements to index" in document["error"]
+    assert "tb build" not in document["error"] and str(tmp_path) not in document["error"]
