@@ -68,3 +68,23 @@ def krkab_tables(tmp_path_factory: pytest.TempPathFactory):
     build(["KRKAB"], oracle, log=lambda line: None)
     build(["KRKA", "KRKB"], leaves, log=lambda line: None)
     return oracle, leaves
+
+
+def damage_table(path) -> None:
+    """Flip 64 bytes in the middle of the table file at ``path`` (a checksum then fails)."""
+    data = bytearray(path.read_bytes())
+    middle = len(data) // 2
+    data[middle:middle + 64] = bytes(b ^ 0xFF for b in data[middle:middle + 64])
+    path.write_bytes(bytes(data))
+
+
+@pytest.fixture(scope="module")
+def damaged_tables(tmp_path_factory: pytest.TempPathFactory):
+    """KRKAA and its sub-tables, KRKAA.xqtb damaged (:func:`damage_table`)."""
+    from tablebases.build import build
+
+    directory = tmp_path_factory.mktemp("damaged")
+    build("KRKAA", directory, log=lambda line: None)
+    damage_table(directory / "KRKAA.xqtb")
+    return directory
+

@@ -30,19 +30,6 @@ def xqstudio(*argv: str, timeout: float = 60) -> subprocess.CompletedProcess:
     return subprocess.run([XQSTUDIO, *argv], capture_output=True, text=True, timeout=timeout)
 
 
-@pytest.fixture(scope="module")
-def damaged_tables(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """KRKAA and its sub-tables, with 64 bytes flipped in the middle of KRKAA.xqtb."""
-    directory = tmp_path_factory.mktemp("damaged")
-    build("KRKAA", directory, log=lambda line: None)
-    path = directory / "KRKAA.xqtb"
-    data = bytearray(path.read_bytes())
-    middle = len(data) // 2
-    data[middle:middle + 64] = bytes(b ^ 0xFF for b in data[middle:middle + 64])
-    path.write_bytes(bytes(data))
-    return directory
-
-
 def rebuild_advice(directory: Path) -> str:
     return f"rebuild it with: xqstudio tb build KRKAA --tables {directory}"
 
@@ -83,13 +70,18 @@ def test_tb_list_names_the_rebuild(damaged_tables):
     assert rows["KRK"]["damaged"] is None
 
 
-def test_the_web_api_answers_a_damaged_table_with_503(damaged_tables):
-    service = TablebaseService(damaged_tables)
+def web_query(directory: Path, fen: str) -> tuple[int, dict]:
+    """(status, JSON document) of the web API's answer for ``fen`` on ``directory``."""
+    service = TablebaseService(directory)
     try:
-        status, body = service.query(ROOK_AGAINST_ADVISORS)
+        status, body = service.query(fen)
     finally:
         service.close()
-    document = json.loads(body)
+    return status, json.loads(body)
+
+
+def test_the_web_api_answers_a_damaged_table_with_503(damaged_tables):
+    status, document = web_query(damaged_tables, ROOK_AGAINST_ADVISORS)
     assert status == 503
     assert document["error"].startswith("damaged table KRKAA.xqtb on the server (checksum")
     assert str(damaged_tables) not in document["error"]
@@ -290,11 +282,6 @@ def test_exact_is_never_beside_unknown():
 
 def test_the_web_api_does_not_advise_building_the_whole_game(tmp_path):
     build("KRK", tmp_path, log=lambda line: None)
-    service = TablebaseService(tmp_path)
-    try:
-        status, body = service.query(STARTING_FEN)
-    finally:
-        service.close()
-    document = json.loads(body)
+    status, document = web_query(tmp_path, STARTING_FEN)
     assert status == 404 and "too many placements to index" in document["error"]
     assert "tb build" not in document["error"] and str(tmp_path) not in document["error"]

@@ -69,19 +69,12 @@ def test_the_palette_sets_the_solver_budget(studio):
     assert focused and seconds == 15.0
 
 
-def test_the_studio_with_a_damaged_table(studio, tmp_path, monkeypatch):
+def test_the_studio_with_a_damaged_table(studio, damaged_tables, monkeypatch):
     """The whole studio on a damaged KRKAA: the tablebase panel and the solver (any moves,
     ``s``) both say which table and how to rebuild it; the app goes on."""
-    from tablebases.build import build
     from tui.widgets.tablebase_panel import TablebasePanel
 
-    build("KRKAA", tmp_path, log=lambda line: None)
-    path = tmp_path / "KRKAA.xqtb"
-    data = bytearray(path.read_bytes())
-    middle = len(data) // 2
-    data[middle:middle + 64] = bytes(b ^ 0xFF for b in data[middle:middle + 64])
-    path.write_bytes(bytes(data))
-    monkeypatch.setenv("XQSTUDIO_TABLES", str(tmp_path))
+    monkeypatch.setenv("XQSTUDIO_TABLES", str(damaged_tables))
 
     async def scenario(pilot):
         screen = pilot.app.screen
@@ -96,6 +89,6 @@ def test_the_studio_with_a_damaged_table(studio, tmp_path, monkeypatch):
 
     table_text, solver_text = studio(scenario, fen="3aka3/9/9/9/9/9/9/9/R8/3K5 w",
                                      size=(120, 40))
-    advice = f"rebuild it with: xqstudio tb build KRKAA --tables {tmp_path}"
+    advice = f"rebuild it with: xqstudio tb build KRKAA --tables {damaged_tables}"
     assert table_text.startswith("damaged table ") and table_text.endswith(advice)
     assert solver_text.startswith("Cannot solve: damaged table ") and solver_text.endswith(advice)
