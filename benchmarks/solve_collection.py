@@ -569,14 +569,16 @@ def main(argv: list[str] | None = None) -> None:
     if not target.parent.is_dir():
         parser.error(f"--output: {target.parent} is not a directory")
     every = problems()
+    chosen = set(composition_numbers(args.numbers) if args.numbers
+                 else range(1, len(every) + 1))
     if args.build_tables is not None:
         from tablebases.build import build
 
-        wanted = cheap_tables(every, args.build_tables)
+        # The tables of the problems this run solves (all of the book's without --numbers).
+        wanted = cheap_tables([problem for problem in every if problem[0] in chosen],
+                              args.build_tables)
         print(f"tables built or present first ({len(wanted)}): {' '.join(wanted)}", flush=True)
         build(wanted, args.tables, threads=2, log=lambda line: print(line, flush=True))
-    chosen = set(composition_numbers(args.numbers) if args.numbers
-                 else range(1, len(every) + 1))
     tasks: list[tuple] = [(number, fen, title, args) for number, fen, title in every
                           if number in chosen]
     solve_one = verdict_of
