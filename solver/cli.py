@@ -144,6 +144,9 @@ def cmd_solve(args: argparse.Namespace) -> int:
     progress = LiveProgress(args.json)
     progress.entries = 1 << args.table_bits
     mode = Mode.CHECKS if args.checks else Mode.ANY
+    failed = _build_root_table(args, board)
+    if failed is not None:
+        return failed
     tablebase = _open_tables(args)
     limits = _limits(args)
     try:
@@ -268,6 +271,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
     board = read_board(args.fen, args)
     if board is None:
         return 1
+    failed = _build_root_table(args, board)
+    if failed is not None:
+        return failed
     tablebase = _open_tables(args)
     # After Ctrl-C the report says what was established before it.
     progress = LiveProgress(args.json)
@@ -344,6 +350,18 @@ def _tables_directory(args: argparse.Namespace):
     from tablebases.paths import default_directory
 
     return args.tables or default_directory()
+
+
+def _build_root_table(args: argparse.Namespace, board) -> int | None:
+    """``--build-tables`` on a mate search: the table of the position's own material (with
+    its sub-tables) first, if it fits in memory, its cost said; the search then probes it
+    at the root and at every leaf of that material (a long endgame's answer in
+    milliseconds where a search runs out: issue 37's taxonomy)."""
+    if not args.build_tables or args.no_tables:
+        return None
+    from .draw import table_need
+
+    return _build_missing(args, [table_need(board, _tables_directory(args), args.threads)])
 
 
 def _build_missing(args: argparse.Namespace, needs: list) -> int | None:
@@ -527,14 +545,16 @@ def _verify_arguments(verify: argparse.ArgumentParser) -> None:
 
 
 def _draw_options(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("draw analysis (verify --stipulation draw, solve --draw)")
+    group = parser.add_argument_group("tables and draw analysis (verify --stipulation draw, "
+                                      "solve --draw)")
     group.add_argument("--rules", choices=RULE_SETS, default="chinese",
                        help="repetition rules (棋例) that judge every repetition (default "
                             "chinese)")
     group.add_argument("--build-tables", action="store_true",
                        help="build the missing table of the position's material first, if it "
-                            "fits in memory (its time and memory are said), and those the "
-                            "drawing line and the traps reach by captures, then analyse again")
+                            "fits in memory (its time and memory are said); a draw analysis "
+                            "also builds those the drawing line and the traps reach by "
+                            "captures, then analyses again")
     group.add_argument("--threads", type=whole_number(1, 1024), default=1,
                        help="threads of a table build (default 1)")
     group.add_argument("--trap-moves", type=whole_number(1, 1000), default=DEFAULT_TRAP_MOVES,

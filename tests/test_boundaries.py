@@ -285,3 +285,19 @@ def test_the_web_api_does_not_advise_building_the_whole_game(tmp_path):
     status, document = web_query(tmp_path, STARTING_FEN)
     assert status == 404 and "too many placements to index" in document["error"]
     assert "tb build" not in document["error"] and str(tmp_path) not in document["error"]
+
+
+def test_solve_builds_the_positions_own_table_on_request(tmp_path):
+    """Issue 37: ``--build-tables`` on a mate search builds the table of the position's own
+    material first (its cost said), and the answer comes from it."""
+    fen = "3ak4/4a4/4b4/9/9/9/9/9/4R4/4K4 w"          # K R vs K A A B: mate in 6
+    result = xqstudio("problem", "solve", fen, "--build-tables", "--tables", str(tmp_path),
+                      "--json")
+    assert result.returncode == 0, result.stderr
+    assert "table KRKAAB missing; building it" in result.stderr
+    document = json.loads(result.stdout)
+    assert (document["verdict"], document["moves"], document["exact"]) == ("mate", 6, True)
+    assert document["table_moves"] == 6 and (tmp_path / "KRKAAB.xqtb").exists()
+    again = json.loads(xqstudio("problem", "verify", fen, "--build-tables", "--tables",
+                                str(tmp_path), "--json").stdout)
+    assert again["verdict"] == "mate" and again["moves"] == 6
