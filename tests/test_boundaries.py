@@ -212,7 +212,8 @@ def test_a_missing_output_directory_is_named(tmp_path):
     target = tmp_path / "no" / "such" / "x.svg"
     result = xqstudio("position", "diagram", ROOK_MATE_IN_3, "-o", str(target))
     assert result.returncode == 1
-    assert result.stderr.strip() == f"error: cannot write {target}: its directory does not exist"
+    assert result.stderr.strip() == (f"error: cannot write {target}: there is no directory "
+                                     f"{target.parent}")
     assert ".tmp" not in result.stderr
 
 

@@ -36,6 +36,18 @@ def require(module: str, extra: str) -> ModuleType:
             f"(pip install -e '.[{extra}]', or make install)") from None
 
 
+class UnwritableError(OSError):
+    """A file that cannot be created where the user asked: ``reason`` says why in words
+    (``there is no directory D``, ``permission denied``)."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"cannot write {path}: {reason}")
+        self.path, self.reason = path, reason
+
+    def __str__(self) -> str:
+        return f"cannot write {self.path}: {self.reason}"
+
+
 def write_atomically(path: str | os.PathLike, data: bytes) -> None:
     """Write ``data`` to a new file beside ``path`` (mode as ``path`` has, or as the umask
     gives), then rename it over ``path``: a reader never sees a half-written file."""
@@ -51,9 +63,9 @@ def write_atomically(path: str | os.PathLike, data: bytes) -> None:
             continue
         except OSError as error:
             # The user named ``path``, not the temporary file: say what is wrong with it.
-            why = "its directory does not exist" if not os.path.isdir(folder) else \
-                (error.strerror or str(error)).lower()
-            raise type(error)(f"cannot write {path}: {why}") from None
+            reason = f"there is no directory {os.path.dirname(path) or '.'}" \
+                if not os.path.isdir(folder) else (error.strerror or str(error)).lower()
+            raise UnwritableError(path, reason) from None
     try:
         with os.fdopen(descriptor, "wb") as handle:
             handle.write(data)

@@ -42,7 +42,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from xiangqi import STARTING_FEN, Board, FenError, IllegalMoveError, InvalidMoveError, Move
-from xiangqi.output import write_atomically
+from xiangqi.output import UnwritableError, write_atomically
 
 
 class FormatError(ValueError):
@@ -213,10 +213,9 @@ def write(path: str | os.PathLike, records: Iterable[Record], **options) -> None
         raise
     try:
         write_atomically(path, data)
+    except UnwritableError as error:
+        raise FormatError(f"cannot write: {error.reason}", path) from None
     except OSError as error:
-        folder = os.path.dirname(os.fspath(path))
-        if isinstance(error, FileNotFoundError) and folder and not os.path.isdir(folder):
-            raise FormatError(f"cannot write: there is no directory {folder}", path) from None
         raise FormatError(f"cannot write: {error.strerror or error}", path) from None
 
 
