@@ -1,6 +1,7 @@
 """The ``xqstudio tb`` subcommands: build, probe, stats, verify, list."""
 from __future__ import annotations
 
+import json
 import shutil
 
 import pytest
@@ -9,6 +10,7 @@ from tablebases.format import table_path
 from tablebases.material import Material
 from tui.cli import main
 from xiangqi import BLACK, RED, Board
+from xiangqi.notation import parse_line, write_line
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -63,9 +65,40 @@ def test_stats_counts_longest_win_and_conversion(tables, capsys):
     assert "wins         22,938  100.0%" in red and "draws             0" in red
     assert "longest win: 19 plies" in red
     assert "longest conversion: 15 plies (8 moves) before the first capture or mate" in red
-    lines = [line.split()[1:] for line in red.splitlines() if line.startswith("  line:")]
-    assert [len(moves) for moves in lines] == [19, 15]
+    # The lines in the default notation (Chinese), numbered as a book prints them.
+    fen = red.split("longest win: 19 plies, ")[1].splitlines()[0]
+    lines = [line.removeprefix("  line: ") for line in red.splitlines()
+             if line.startswith("  line:")]
+    assert lines[0].startswith("1. 帅") and not any(c in lines[0] for c in "abcdefghi")
+    assert [len(parse_line(Board(fen), lines[0], "chinese"))] == [19]
+    assert len(lines) == 2 and len(lines[1].split()) == 15 + 8       # 15 plies, 8 numbers
     assert "rule perpetual_check: applied" in out
+
+
+def test_stats_lines_in_the_notation_asked_and_iccs_in_json(tables, capsys):
+    status, out, _ = run(capsys, "tb", "stats", "KRK", "--dir", str(tables), "--line",
+                         "--notation", "wxf")
+    red = out.split("Red to move:")[1].split("Black to move:")[0]
+    fen = red.split("longest win: 3 plies, ")[1].splitlines()[0]
+    line = next(line for line in red.splitlines() if line.startswith("  line: "))
+    moves = parse_line(Board(fen), line.removeprefix("  line: "), "wxf")
+    assert status == 0 and line.startswith("  line: 1. R") and len(moves) == 3
+    status, out, _ = run(capsys, "tb", "stats", "KRK", "--dir", str(tables), "--line", "--json")
+    data = json.loads(out)
+    side = data["sides"]["red"]
+    assert data["notation"] == "chinese"
+    assert side["lines"]["longest_win"] == [m.iccs() for m in moves]
+    assert side["lines_written"]["longest_win"] == write_line(Board(fen), moves, "chinese")
+
+
+def test_stats_and_list_of_a_table_without_a_win(tables, capsys):
+    status, out, _ = run(capsys, "tb", "stats", "KAK", "--dir", str(tables))
+    assert status == 0 and "no win for Red" in out and "no win for Black" in out
+    assert "longest win" not in out
+    status, out, _ = run(capsys, "tb", "list", "--dir", str(tables))
+    rows = {line.split()[0]: line for line in out.splitlines()}
+    assert "  no win  " in rows["KAK"] and "  no win  " in rows["KK"]
+    assert "0 plies" not in out and "longest win 3 plies" in rows["KRK"]
 
 
 def test_stats_of_a_missing_table(tables, capsys):
