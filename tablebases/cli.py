@@ -85,7 +85,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         else:
             summary = build(args.material, args.tables, threads=args.threads or default_threads(),
                             rebuild=args.rebuild, log=log, progress=progress, verify=args.verify,
-                            rules=args.rules)
+                            rules=args.rules, verbose=args.verbose)
     except TablebaseError as error:
         progress.done()
         return fail(args, error.user_text())
@@ -454,6 +454,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     build_.add_argument("--no-verify", dest="verify", action="store_false",
                         help="skip the full re-check of every value (about a quarter of the "
                              "time); the table is marked unverified, `tb verify` checks it later")
+    build_.add_argument("-v", "--verbose", action="store_true",
+                        help="the developer figures in each metric's line: positions per second "
+                             "per thread per pass and the CPU seconds of each phase (a "
+                             "cluster's tasks log the short lines)")
 
     probe = common(commands.add_parser("probe", help="value of a position and of every move"),
                    cmd_probe)

@@ -34,6 +34,27 @@ def test_build_reports_each_table_and_reuses_files(tables, capsys):
     assert "KRK: 9,720 positions" in err and "KRK dtm:" in err and "written" in err
 
 
+def test_build_says_passes_and_seconds_and_the_rest_with_verbose(tables, capsys):
+    """A user reads a short line per metric; ``--verbose`` adds the developer figures (the
+    rate per thread per pass, the CPU seconds of each phase)."""
+    status, _, err = run(capsys, "tb", "build", "KRK", "--dir", str(tables), "--rebuild",
+                         "--threads", "1")
+    (dtm,) = [line for line in err.splitlines() if line.startswith("KRK dtm: ")]
+    passes, _, seconds = dtm.removeprefix("KRK dtm: ").partition(" passes, ")
+    assert status == 0 and passes.isdigit() and int(passes) > 1
+    assert seconds.endswith(" s") and float(seconds.removesuffix(" s")) >= 0
+    assert "per thread" not in err and "CPU s" not in err and "first_sweep" not in err
+    assert "KRK: estimated under a second on 1 thread\n" in err
+    assert "KRK: re-check of dtm, dtc at once in " in err
+    status, _, err = run(capsys, "tb", "build", "KRK", "--dir", str(tables), "--rebuild",
+                         "--threads", "1", "--verbose")
+    (dtm,) = [line for line in err.splitlines() if line.startswith("KRK dtm: ")]
+    assert status == 0 and f"KRK dtm: {passes} passes in " in dtm
+    assert "M positions/s per thread per pass); CPU s: first_sweep " in dtm
+    assert any(line.startswith("KRK: re-check of") and "(CPU s " in line
+               for line in err.splitlines())
+
+
 def test_build_rejects_a_bad_material(tables, capsys):
     status, out, err = run(capsys, "tb", "build", "KXK", "--dir", str(tables))
     assert status == 1 and err.startswith("error:") and "X" in err
@@ -160,3 +181,20 @@ def test_build_without_the_recheck_gives_the_same_values_and_says_so(tables, tmp
     status, out, err = run(capsys, "tb", "verify", "KRKAA", "--dir", str(tmp_path))
     assert status == 0 and out.split() == ["dtm:", "OK", "chase", "marks:", "OK", "dtc:", "OK",
                                            "dtc60:", "OK", "rule", "rounds:", "OK"]
+
+
+def test_build_log_lines_of_the_library(tmp_path):
+    """``build(log=...)``: the short line by default (one pass said in the singular); with
+    ``verbose=True`` the line the developers read, and the summary has every figure either
+    way."""
+    from tablebases.build import build
+
+    lines: list[str] = []
+    summary = build("KK", tmp_path, log=lines.append)
+    assert any(line.startswith("KK dtm: 1 pass, ") for line in lines)
+    assert not any("CPU s" in line for line in lines)
+    assert summary["KK"]["dtm_passes"] == 1 and "dtm_cpu_seconds" in summary["KK"]
+    lines.clear()
+    build("KK", tmp_path, log=lines.append, rebuild=True, verbose=True)
+    assert any(line.startswith("KK dtm: 1 passes in ") and "CPU s: first_sweep" in line
+               for line in lines)
