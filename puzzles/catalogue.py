@@ -258,9 +258,16 @@ def replay_fault(board: Board, moves: list[Move], checks: bool,
     'line move 1 (a0a1) is not a check'
     >>> replay_fault(board, [Move.from_iccs("a0a9")], checks=True)
     'the line does not end in mate'
+    >>> mate = Board("3k5/1R7/9/9/9/9/9/9/9/R3K4 w - - 0 1")
+    >>> replay_fault(mate, [Move.from_iccs("a0a9"), Move.from_iccs("d9d8")], checks=True)
+    'the line goes on after mate at ply 1'
     """
     replay = board.copy()
     for ply, move in enumerate(moves):
+        if not replay.has_legal_move():
+            end = "mate" if replay.is_check() else "stalemate (困毙)"
+            return (f"the {name} goes on after {end} at ply {ply}" if ply else
+                    f"the {name} starts from a position that is already {end}")
         if not replay.is_legal(move):
             return f"{name} move {ply + 1} ({move.iccs()}) is illegal"
         if checks and ply % 2 == 0 and not replay.gives_check(move):

@@ -886,8 +886,15 @@ def report_lines(analysis: DrawAnalysis, board: Board, notation: str = "chinese"
     tempting = [t for t in analysis.traps if t.kind != "quiet"]
     quiet = [t for t in analysis.traps if t.kind == "quiet"]
     if analysis.trap_moves_examined:
-        lines.append(f"Traps (陷阱): {len(tempting)} check/capture first move(s) lose "
-                     f"({analysis.trap_moves_examined} first moves examined)")
+        examined = analysis.trap_moves_examined
+        if tempting:
+            losing = (f"{len(tempting)} check/capture first "
+                      + ("move loses" if len(tempting) == 1 else "moves lose"))
+        else:
+            losing = "no check or capture first move loses" if quiet else \
+                "no first move loses"
+        lines.append(f"Traps (陷阱): {losing} ({examined} first "
+                     f"{'move' if examined == 1 else 'moves'} examined)")
         for trap in tempting[:max_traps]:
             after = board.copy()
             after.push(trap.move)
@@ -902,7 +909,9 @@ def report_lines(analysis: DrawAnalysis, board: Board, notation: str = "chinese"
         if quiet:
             names = [write_line(board, [t.move], notation)[0] for t in quiet[:6]]
             more = f" and {len(quiet) - 6} more" if len(quiet) > 6 else ""
-            lines.append(f"  quiet first moves that lose too: {' '.join(names)}{more}")
+            label = "quiet first move that loses" if len(quiet) == 1 else \
+                "quiet first moves that lose"
+            lines.append(f"  {label}{' too' if tempting else ''}: {' '.join(names)}{more}")
     if analysis.line is not None:
         drawing = analysis.line
         lines.append(f"Drawing line ({len(drawing.steps)} plies; ends: {drawing.end}): "

@@ -85,7 +85,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         else:
             summary = build(args.material, args.tables, threads=args.threads or default_threads(),
                             rebuild=args.rebuild, log=log, progress=progress, verify=args.verify,
-                            rules=args.rules)
+                            rules=args.rules, verbose=args.verbose)
     except TablebaseError as error:
         progress.done()
         return fail(args, error.user_text())
@@ -235,24 +235,40 @@ def cmd_stats(args: argparse.Namespace) -> int:
         return fail(args, str(error))
     except FileNotFoundError:
         return fail(args, f"no table for {args.material} in {args.tables}")
-    lines: dict[int, dict[str, list[str]]] = {}
+    from xiangqi.notation import write_line, write_numbered_line
+
+    # The main lines as moves; printed in --notation, in ICCS and --notation in JSON.
+    lines: dict[int, dict[str, tuple[Board, list]]] = {}
     if args.line:
         with open_tablebase(_rules_tables(args)) as tablebase:
             for side, s in stats.items():
                 lines[side] = {}
                 if s.longest_win_fen:
-                    lines[side]["longest_win"] = [
-                        m.iccs() for m in tablebase.best_line(Board(s.longest_win_fen))]
+                    board = Board(s.longest_win_fen)
+                    lines[side]["longest_win"] = (board, tablebase.best_line(board))
                 if s.longest_conversion_fen:
-                    lines[side]["longest_conversion"] = [
-                        m.iccs() for m in
-                        tablebase.conversion_line(Board(s.longest_conversion_fen))]
+                    board = Board(s.longest_conversion_fen)
+                    lines[side]["longest_conversion"] = (board,
+                                                         tablebase.conversion_line(board))
     if args.json:
+        def line_json(side: int) -> dict:
+            if side not in lines:
+                return {}
+            return {"lines": {key: [m.iccs() for m in moves]
+                              for key, (_, moves) in lines[side].items()},
+                    "lines_written": {key: write_line(board, moves, args.notation)
+                                      for key, (board, moves) in lines[side].items()}}
+
         emit({"material": str(material), "rules": table.header.rules,
-              "sides": {side_name(side).lower(): {**asdict(s), **({"lines": lines[side]}
-                                                                 if side in lines else {})}
+              "notation": args.notation,
+              "sides": {side_name(side).lower(): {**asdict(s), **line_json(side)}
                         for side, s in stats.items()}})
         return 0
+
+    def print_line(side: int, key: str) -> None:
+        if key in lines.get(side, {}):
+            board, moves = lines[side][key]
+            print("  line: " + write_numbered_line(board, moves, args.notation))
     print(f"{material}")
     for rule, text in table.header.rules.items():
         print(f"  rule {rule}: {text}")
@@ -266,20 +282,28 @@ def cmd_stats(args: argparse.Namespace) -> int:
         if s.chase_marked:
             print(f"  {s.chase_marked:,} of the draws could change under the chase rule (长捉)")
         if s.longest_win_fen:
-            print(f"  longest win: {s.longest_win_plies} plies, {s.longest_win_fen}")
-            if "longest_win" in lines.get(side, {}):
-                print("  line: " + " ".join(lines[side]["longest_win"]))
+            print(f"  longest win: {_plies(s.longest_win_plies)}, {s.longest_win_fen}")
+            print_line(side, "longest_win")
+        elif not s.wins:
+            print(f"  no win for {side_name(side)}")
         if s.longest_conversion_fen:
             plies = s.longest_conversion_plies
-            print(f"  longest conversion: {plies} plies ({(plies + 1) // 2} moves) before the "
-                  f"first capture or mate, {s.longest_conversion_fen}")
-            if "longest_conversion" in lines.get(side, {}):
-                print("  line: " + " ".join(lines[side]["longest_conversion"]))
+            print(f"  longest conversion: {_plies(plies)} ({_moves((plies + 1) // 2)}) before "
+                  f"the first capture or mate, {s.longest_conversion_fen}")
+            print_line(side, "longest_conversion")
         print("  DTM histogram:")
         print("\n".join(format_histogram(s.dtm_histogram)))
         print("  DTC histogram:")
         print("\n".join(format_histogram(s.dtc_histogram)))
     return 0
+
+
+def _plies(n: int) -> str:
+    return f"{n} {'ply' if n == 1 else 'plies'}"
+
+
+def _moves(n: int) -> str:
+    return f"{n} {'move' if n == 1 else 'moves'}"
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -320,6 +344,7 @@ def _mismatch_text(material: str, side: int, index: int, stored: int, expected: 
 
 def cmd_list(args: argparse.Namespace) -> int:
     rows = []
+    row_wins: dict[str, list[str]] = {}     # the sides to move that win somewhere (text only)
     with open_tablebase(args.tables) as tablebase:
         for name in tablebase.materials():
             path = table_path(args.tables, name)
@@ -335,10 +360,12 @@ def cmd_list(args: argparse.Namespace) -> int:
                 row["damaged"] = f"{problem}; rebuild it with: {rebuild_command(path)}"
                 rows.append(row)
                 continue
-            red = header.counts.get("red", {})
+            red, black = header.counts.get("red", {}), header.counts.get("black", {})
             row.update(positions=header.size * 2, bytes=path.stat().st_size,
                        longest_win_plies=red.get("longest_dtm_plies", 0),
                        data_checked=not args.quick)
+            row_wins[name] = [side for side, counts in (("Red", red), ("Black", black))
+                              if counts.get("wins", counts.get("longest_dtm_plies", 0))]
             rows.append(row)
     damaged = sum(row["damaged"] is not None for row in rows)
     if args.json:
@@ -351,9 +378,12 @@ def cmd_list(args: argparse.Namespace) -> int:
         if row["damaged"] is not None:
             print(f"{row['material']:<14} DAMAGED: {row['damaged']}")
             continue
+        if "Red" in row_wins[row["material"]]:
+            win = f"longest win {_plies(row['longest_win_plies'])}"
+        else:
+            win = "no win for Red" if row_wins[row["material"]] else "no win"
         print(f"{row['material']:<14} {row['positions']:>12,} positions  "
-              f"{row['bytes'] / 2**20:8.2f} MiB  longest win {row['longest_win_plies']} plies"
-              + ("" if args.quick else "  data OK"))
+              f"{row['bytes'] / 2**20:8.2f} MiB  {win}" + ("" if args.quick else "  data OK"))
     return 1 if damaged else 0
 
 
@@ -424,6 +454,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     build_.add_argument("--no-verify", dest="verify", action="store_false",
                         help="skip the full re-check of every value (about a quarter of the "
                              "time); the table is marked unverified, `tb verify` checks it later")
+    build_.add_argument("-v", "--verbose", action="store_true",
+                        help="the developer figures in each metric's line: positions per second "
+                             "per thread per pass and the CPU seconds of each phase (a "
+                             "cluster's tasks log the short lines)")
 
     probe = common(commands.add_parser("probe", help="value of a position and of every move"),
                    cmd_probe)
@@ -437,6 +471,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     rules_option(stats)
     stats.add_argument("--line", action="store_true",
                        help="print the main lines of the longest win and the longest conversion")
+    add_notation_option(stats)
 
     verify = common(commands.add_parser(
         "verify", help="re-derive every value from its successors (exit status 1: mismatches)"),

@@ -224,3 +224,31 @@ def test_the_tables_the_line_reaches_are_named_and_built(capsys, tmp_path, monke
     assert "analysing again with the tables built" in err
     assert (tmp_path / "KNKB.xqtb").exists() and not (tmp_path / "KNKPB.xqtb").exists()
     assert "reached by the line or a trap" not in out
+
+
+def test_the_traps_line_is_worded_for_none_one_and_several(knkb):
+    """Issue 38 item 5d: no "quiet first moves that lose too" after no losing check or
+    capture, the quiet line only when a quiet move loses, singular and plural right."""
+    lone_kings = "4k4/9/9/9/9/9/9/9/9/3K5 w - - 0 1"
+    with open_tablebase(knkb) as tablebase:
+        lines = report_lines(analyse_draw(Board(NO_550), tablebase=tablebase, line=False),
+                             Board(NO_550))
+        bare = report_lines(analyse_draw(Board(lone_kings), tablebase=tablebase, line=False),
+                            Board(lone_kings))
+    traps = lines.index(next(line for line in lines if line.startswith("Traps")))
+    assert lines[traps] == ("Traps (陷阱): no check or capture first move loses "
+                            "(2 first moves examined)")
+    assert lines[traps + 1] == "  quiet first move that loses: 相九进七"
+    (only,) = [line for line in bare if line.startswith("Traps")]
+    assert only == "Traps (陷阱): no first move loses (1 first move examined)"
+    assert not any("quiet" in line for line in bare)
+    # Several checks and captures lose, and several quiet moves too.
+    analysis = analyse_draw(Board(QIXING), limits=Limits(nodes=60_000), line=False,
+                            trap_moves=8)
+    tempting = [t for t in analysis.traps if t.kind != "quiet"]
+    quiet = [t for t in analysis.traps if t.kind == "quiet"]
+    assert len(tempting) > 1 and len(quiet) > 1
+    text = report_lines(analysis, Board(QIXING))
+    assert f"Traps (陷阱): {len(tempting)} check/capture first moves lose " \
+        f"({analysis.trap_moves_examined} first moves examined)" in text
+    assert any(line.startswith("  quiet first moves that lose too: ") for line in text)

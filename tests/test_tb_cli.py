@@ -1,6 +1,7 @@
 """The ``xqstudio tb`` subcommands: build, probe, stats, verify, list."""
 from __future__ import annotations
 
+import json
 import shutil
 
 import pytest
@@ -9,6 +10,7 @@ from tablebases.format import table_path
 from tablebases.material import Material
 from tui.cli import main
 from xiangqi import BLACK, RED, Board
+from xiangqi.notation import parse_line, write_line
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -30,6 +32,27 @@ def test_build_reports_each_table_and_reuses_files(tables, capsys):
     status, out, err = run(capsys, "tb", "build", "KRK", "--dir", str(tables), "--rebuild")
     assert status == 0 and "KRK: built" in out
     assert "KRK: 9,720 positions" in err and "KRK dtm:" in err and "written" in err
+
+
+def test_build_says_passes_and_seconds_and_the_rest_with_verbose(tables, capsys):
+    """A user reads a short line per metric; ``--verbose`` adds the developer figures (the
+    rate per thread per pass, the CPU seconds of each phase)."""
+    status, _, err = run(capsys, "tb", "build", "KRK", "--dir", str(tables), "--rebuild",
+                         "--threads", "1")
+    (dtm,) = [line for line in err.splitlines() if line.startswith("KRK dtm: ")]
+    passes, _, seconds = dtm.removeprefix("KRK dtm: ").partition(" passes, ")
+    assert status == 0 and passes.isdigit() and int(passes) > 1
+    assert seconds.endswith(" s") and float(seconds.removesuffix(" s")) >= 0
+    assert "per thread" not in err and "CPU s" not in err and "first_sweep" not in err
+    assert "KRK: estimated under a second on 1 thread\n" in err
+    assert "KRK: re-check of dtm, dtc at once in " in err
+    status, _, err = run(capsys, "tb", "build", "KRK", "--dir", str(tables), "--rebuild",
+                         "--threads", "1", "--verbose")
+    (dtm,) = [line for line in err.splitlines() if line.startswith("KRK dtm: ")]
+    assert status == 0 and f"KRK dtm: {passes} passes in " in dtm
+    assert "M positions/s per thread per pass); CPU s: first_sweep " in dtm
+    assert any(line.startswith("KRK: re-check of") and "(CPU s " in line
+               for line in err.splitlines())
 
 
 def test_build_rejects_a_bad_material(tables, capsys):
@@ -63,9 +86,40 @@ def test_stats_counts_longest_win_and_conversion(tables, capsys):
     assert "wins         22,938  100.0%" in red and "draws             0" in red
     assert "longest win: 19 plies" in red
     assert "longest conversion: 15 plies (8 moves) before the first capture or mate" in red
-    lines = [line.split()[1:] for line in red.splitlines() if line.startswith("  line:")]
-    assert [len(moves) for moves in lines] == [19, 15]
+    # The lines in the default notation (Chinese), numbered as a book prints them.
+    fen = red.split("longest win: 19 plies, ")[1].splitlines()[0]
+    lines = [line.removeprefix("  line: ") for line in red.splitlines()
+             if line.startswith("  line:")]
+    assert lines[0].startswith("1. 帅") and not any(c in lines[0] for c in "abcdefghi")
+    assert [len(parse_line(Board(fen), lines[0], "chinese"))] == [19]
+    assert len(lines) == 2 and len(lines[1].split()) == 15 + 8       # 15 plies, 8 numbers
     assert "rule perpetual_check: applied" in out
+
+
+def test_stats_lines_in_the_notation_asked_and_iccs_in_json(tables, capsys):
+    status, out, _ = run(capsys, "tb", "stats", "KRK", "--dir", str(tables), "--line",
+                         "--notation", "wxf")
+    red = out.split("Red to move:")[1].split("Black to move:")[0]
+    fen = red.split("longest win: 3 plies, ")[1].splitlines()[0]
+    line = next(line for line in red.splitlines() if line.startswith("  line: "))
+    moves = parse_line(Board(fen), line.removeprefix("  line: "), "wxf")
+    assert status == 0 and line.startswith("  line: 1. R") and len(moves) == 3
+    status, out, _ = run(capsys, "tb", "stats", "KRK", "--dir", str(tables), "--line", "--json")
+    data = json.loads(out)
+    side = data["sides"]["red"]
+    assert data["notation"] == "chinese"
+    assert side["lines"]["longest_win"] == [m.iccs() for m in moves]
+    assert side["lines_written"]["longest_win"] == write_line(Board(fen), moves, "chinese")
+
+
+def test_stats_and_list_of_a_table_without_a_win(tables, capsys):
+    status, out, _ = run(capsys, "tb", "stats", "KAK", "--dir", str(tables))
+    assert status == 0 and "no win for Red" in out and "no win for Black" in out
+    assert "longest win" not in out
+    status, out, _ = run(capsys, "tb", "list", "--dir", str(tables))
+    rows = {line.split()[0]: line for line in out.splitlines()}
+    assert "  no win  " in rows["KAK"] and "  no win  " in rows["KK"]
+    assert "0 plies" not in out and "longest win 3 plies" in rows["KRK"]
 
 
 def test_stats_of_a_missing_table(tables, capsys):
@@ -127,3 +181,20 @@ def test_build_without_the_recheck_gives_the_same_values_and_says_so(tables, tmp
     status, out, err = run(capsys, "tb", "verify", "KRKAA", "--dir", str(tmp_path))
     assert status == 0 and out.split() == ["dtm:", "OK", "chase", "marks:", "OK", "dtc:", "OK",
                                            "dtc60:", "OK", "rule", "rounds:", "OK"]
+
+
+def test_build_log_lines_of_the_library(tmp_path):
+    """``build(log=...)``: the short line by default (one pass said in the singular); with
+    ``verbose=True`` the line the developers read, and the summary has every figure either
+    way."""
+    from tablebases.build import build
+
+    lines: list[str] = []
+    summary = build("KK", tmp_path, log=lines.append)
+    assert any(line.startswith("KK dtm: 1 pass, ") for line in lines)
+    assert not any("CPU s" in line for line in lines)
+    assert summary["KK"]["dtm_passes"] == 1 and "dtm_cpu_seconds" in summary["KK"]
+    lines.clear()
+    build("KK", tmp_path, log=lines.append, rebuild=True, verbose=True)
+    assert any(line.startswith("KK dtm: 1 passes in ") and "CPU s: first_sweep" in line
+               for line in lines)

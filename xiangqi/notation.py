@@ -369,6 +369,27 @@ def _blocked(codes: bytes, piece: Piece, from_square: int, to_square: int) -> st
     return None
 
 
+def game_over(board: Board) -> str | None:
+    """Why the side to move of ``board`` has lost with no move to make (in words), or None
+    if it has a legal move.
+
+    >>> game_over(Board("3k5/3R5/3R5/9/9/9/9/9/9/4K4 b"))
+    'Black is checkmated'
+    >>> game_over(Board()) is None
+    True
+    """
+    if board.has_legal_move():
+        return None
+    loser = COLOR_NAMES[board.turn]
+    return f"{loser} is checkmated" if board.is_check() else \
+        f"{loser} has no legal move (stalemated, 困毙: a loss)"
+
+
+def _end_word(board: Board) -> str:
+    """``mate`` or ``stalemate``: how the game ended in ``board`` (no legal move there)."""
+    return "mate" if board.is_check() else "stalemate (困毙)"
+
+
 def why_illegal(board: Board, move: Move) -> str | None:
     """Why ``move`` is not legal in ``board`` (in words), or None if it is legal.
 
@@ -383,6 +404,9 @@ def why_illegal(board: Board, move: Move) -> str | None:
         return None
     codes = board.codes()
     color = board.turn
+    over = game_over(board)
+    if over is not None:
+        return f"the game is over: {over}"
     frm, to = move.from_square, move.to_square
     if not codes[frm]:
         return f"there is no piece on {square_name(frm)}"
@@ -860,6 +884,12 @@ def parse_line(board: Board, texts: str | Iterable[str], notation: str | None = 
     work = board.copy(stack=False)
     moves = []
     for ply, text in enumerate(tokens, start=1):
+        if not work.has_legal_move():
+            # Every move is illegal after the game's end: say so, not why this one is.
+            end = _end_word(work)
+            where = f"after {end} at ply {ply - 1}" if ply > 1 else \
+                f"from a position that is already {end}"
+            raise NotationError(f"ply {ply}: the line goes on {where} ({text!r})", ILLEGAL)
         try:
             move = parse_move(work, text, notation)
         except NotationError as error:
@@ -872,6 +902,7 @@ def parse_line(board: Board, texts: str | Iterable[str], notation: str | None = 
 __all__ = [
     "NOTATIONS", "NotationError", "SYNTAX", "NO_PIECE", "AMBIGUOUS", "ILLEGAL",
     "write_move", "parse_move", "write_line", "parse_line", "detect_notation", "why_illegal",
+    "game_over",
     "move_to_iccs", "parse_iccs", "move_to_wxf", "parse_wxf", "move_to_chinese", "parse_chinese",
     "move_to_code3", "parse_code3", "file_number", "file_index", "rank_number",
 ]
