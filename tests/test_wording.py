@@ -1,6 +1,8 @@
 """The wording a player reads (issue 38 item 5): what the commands say, on real cases."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from puzzles.catalogue import replay_fault
@@ -47,3 +49,10 @@ def test_a_solution_that_goes_on_after_mate():
     assert replay_fault(board, moves, checks=True, name="solution") == \
         "the solution goes on after mate at ply 1"
     assert replay_fault(board, moves[:1], checks=True) is None
+
+
+def test_judge_takes_several_moves_in_one_quoted_argument(capsys):
+    fen = "4k4/9/R1n6/9/9/9/9/9/9/3K5 w"
+    assert main(["position", "judge", fen, "a7a9 e9e8", "a9a7", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert [row["move"] for row in document["moves"]] == ["a7a9", "e9e8", "a9a7"]

@@ -870,17 +870,18 @@ _MOVE_NUMBER_RE: Final = re.compile(r"\d+\.(\.\.)?")
 def parse_line(board: Board, texts: str | Iterable[str], notation: str | None = None) -> list[Move]:
     """The moves of a line played from ``board`` (which is not changed).
 
-    ``texts`` is a list of moves or one string of moves separated by spaces or commas; move
+    ``texts`` is one string of moves separated by spaces or commas, or a list of such
+    strings (a command line's arguments, one quoted argument holding several moves); move
     numbers standing alone (``1.``, ``1...``) are skipped.
 
     >>> parse_line(Board(), "1. 炮二平五 马8进7 2. 马二进三")
     [Move.from_iccs('h2e2'), Move.from_iccs('h9g7'), Move.from_iccs('h0g2')]
+    >>> parse_line(Board(), ["h2e2 h9g7", "h0g2"])
+    [Move.from_iccs('h2e2'), Move.from_iccs('h9g7'), Move.from_iccs('h0g2')]
     """
-    if isinstance(texts, str):
-        tokens = [t for t in re.split(r"[\s,;，；、]+", texts)
-                  if t and not _MOVE_NUMBER_RE.fullmatch(t)]
-    else:
-        tokens = list(texts)
+    tokens = [token for text in ([texts] if isinstance(texts, str) else texts)
+              for token in re.split(r"[\s,;，；、]+", text)
+              if token and not _MOVE_NUMBER_RE.fullmatch(token)]
     work = board.copy(stack=False)
     moves = []
     for ply, text in enumerate(tokens, start=1):
