@@ -4,7 +4,9 @@ inside them, the tab bar included.
 A panel's own ``BINDINGS`` act while the focus is in the panel.  The tab bar is not inside a
 panel, so :class:`SidePanels` repeats the bindings of its panels (read from their classes, so
 nothing is listed twice by hand) and hands each key to the panel of the active tab, if that
-panel has the key and can use it now.
+panel has the key and can use it now.  A key two panels bind (``x``: cancel the build or the
+search) is repeated once per panel, each enabled only while its panel's tab is active, so the
+footer shows the active panel's description.
 """
 from __future__ import annotations
 
@@ -22,14 +24,11 @@ PANEL_CLASSES: tuple[type[Widget], ...] = (TablebasePanel, SolverPanel)
 
 
 def _forwarded_bindings() -> list[BindingType]:
-    """One ``forward`` binding per key of the panels (first description wins)."""
-    seen: dict[str, Binding] = {}
-    for panel_class in PANEL_CLASSES:
-        for binding in Binding.make_bindings(panel_class.BINDINGS):
-            if binding.key not in seen:
-                seen[binding.key] = Binding(binding.key, f"forward({binding.key!r})",
-                                            binding.description, show=binding.show)
-    return list(seen.values())
+    """One ``forward`` binding per panel class and key, with that panel's description."""
+    return [Binding(binding.key, f"forward({panel_class.__name__!r}, {binding.key!r})",
+                    binding.description, show=binding.show)
+            for panel_class in PANEL_CLASSES
+            for binding in Binding.make_bindings(panel_class.BINDINGS)]
 
 
 def panel_binding(panel: Widget, key: str) -> Binding | None:
@@ -53,9 +52,10 @@ class SidePanels(TabbedContent):
         panel = pane.children[0]
         return panel if isinstance(panel, PANEL_CLASSES) else None
 
-    def _target(self, key: str) -> tuple[Widget, Binding] | None:
+    def _target(self, panel_class: str, key: str) -> tuple[Widget, Binding] | None:
+        """The active panel and its binding for ``key``, if it is a ``panel_class``."""
         panel = self.active_panel()
-        if panel is None:
+        if panel is None or type(panel).__name__ != panel_class:
             return None
         binding = panel_binding(panel, key)
         if binding is None:
@@ -65,7 +65,7 @@ class SidePanels(TabbedContent):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action != "forward":
             return True
-        target = self._target(str(parameters[0]))
+        target = self._target(str(parameters[0]), str(parameters[1]))
         if target is None:
             return False
         panel, binding = target
@@ -73,8 +73,8 @@ class SidePanels(TabbedContent):
         arguments = tuple(ast.literal_eval(f"({rest[:-1]},)")) if rest else ()
         return panel.check_action(name, arguments) is not False
 
-    async def action_forward(self, key: str) -> None:
-        target = self._target(key)
+    async def action_forward(self, panel_class: str, key: str) -> None:
+        target = self._target(panel_class, key)
         if target is not None:
             panel, binding = target
             await panel.run_action(binding.action)
