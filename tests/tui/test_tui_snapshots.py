@@ -135,3 +135,14 @@ def test_catalogue_with_a_chinese_collection_chosen(snap_compare, catalogue, siz
         await settled(pilot, lambda: screen.page is not None and screen.page.total == 5)
 
     assert snap_compare(XQStudioApp(), run_before=chosen, terminal_size=size)
+
+
+def test_catalogue_verdict_filter_open_80_by_24(snap_compare, catalogue):
+    """Issue 38: the verdict filter open, its classes in their order (not every bound)."""
+    async def opened(pilot):
+        await settled(pilot, lambda: getattr(pilot.app.screen, "db", None) is not None)
+        pilot.app.screen.query_one("#catalogue-verdict", Select).focus()
+        await pilot.press("enter")
+        await settled(pilot)
+
+    assert snap_compare(XQStudioApp(), run_before=opened, terminal_size=(80, 24))
