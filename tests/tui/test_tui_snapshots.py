@@ -65,6 +65,7 @@ def _tablebase_after_a_draw(tmp_path, monkeypatch):
         await pilot.pause()
         screen.load_position(long_mate)
         panel = screen.query_one(TablebasePanel)
+        panel.histogram_shown = True            # h: the histogram is hidden at first
         histogram = panel.query_one(DtmHistogram)
         await settled(pilot, lambda: panel.board == long_mate and panel.value is not None
                       and histogram.marked is not None)
