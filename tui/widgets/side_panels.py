@@ -10,9 +10,9 @@ footer shows the active panel's description.
 """
 from __future__ import annotations
 
-import ast
 from typing import ClassVar
 
+from textual.actions import parse as parse_action
 from textual.binding import Binding, BindingType
 from textual.widget import Widget
 from textual.widgets import TabbedContent
@@ -24,19 +24,12 @@ PANEL_CLASSES: tuple[type[Widget], ...] = (TablebasePanel, SolverPanel)
 
 
 def _forwarded_bindings() -> list[BindingType]:
-    """One ``forward`` binding per panel class and key, with that panel's description."""
-    return [Binding(binding.key, f"forward({panel_class.__name__!r}, {binding.key!r})",
+    """One ``forward`` binding per panel class and key, with that panel's action and
+    description (keys of one action share it, so the footer shows the action once)."""
+    return [Binding(binding.key, f"forward({panel_class.__name__!r}, {binding.action!r})",
                     binding.description, show=binding.show)
             for panel_class in PANEL_CLASSES
             for binding in Binding.make_bindings(panel_class.BINDINGS)]
-
-
-def panel_binding(panel: Widget, key: str) -> Binding | None:
-    """The binding of ``panel``'s class for ``key``, if it has one."""
-    for binding in Binding.make_bindings(type(panel).BINDINGS):
-        if binding.key == key:
-            return binding
-    return None
 
 
 class SidePanels(TabbedContent):
@@ -52,29 +45,21 @@ class SidePanels(TabbedContent):
         panel = pane.children[0]
         return panel if isinstance(panel, PANEL_CLASSES) else None
 
-    def _target(self, panel_class: str, key: str) -> tuple[Widget, Binding] | None:
-        """The active panel and its binding for ``key``, if it is a ``panel_class``."""
+    def _target(self, panel_class: str) -> Widget | None:
+        """The active panel, if it is a ``panel_class``."""
         panel = self.active_panel()
-        if panel is None or type(panel).__name__ != panel_class:
-            return None
-        binding = panel_binding(panel, key)
-        if binding is None:
-            return None
-        return panel, binding
+        return panel if panel is not None and type(panel).__name__ == panel_class else None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action != "forward":
             return True
-        target = self._target(str(parameters[0]), str(parameters[1]))
-        if target is None:
+        panel = self._target(str(parameters[0]))
+        if panel is None:
             return False
-        panel, binding = target
-        name, _, rest = binding.action.partition("(")
-        arguments = tuple(ast.literal_eval(f"({rest[:-1]},)")) if rest else ()
+        _, name, arguments = parse_action(str(parameters[1]))
         return panel.check_action(name, arguments) is not False
 
-    async def action_forward(self, panel_class: str, key: str) -> None:
-        target = self._target(panel_class, key)
-        if target is not None:
-            panel, binding = target
-            await panel.run_action(binding.action)
+    async def action_forward(self, panel_class: str, action: str) -> None:
+        panel = self._target(panel_class)
+        if panel is not None:
+            await panel.run_action(action)
