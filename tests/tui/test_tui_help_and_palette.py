@@ -56,8 +56,9 @@ def test_help_lists_the_keys_of_the_screen_shown(studio):
                               ("u ⌫", "Take back"), ("? f1", "Help"),
                               ("↑ ↓ ← →", "Move the cursor"),
                               ("k j h l", "Move the cursor (vi keys)"),
-                              ("1", "Position tab"), ("2", "Tablebase tab"),
-                              ("3", "Solver tab"), ("x esc", "Cancel search")):
+                              ("1", "Side panel: Position tab"),
+                              ("2", "Side panel: Tablebase tab"),
+                              ("3", "Side panel: Solver tab"), ("x esc", "Cancel search")):
         assert re.search(rf"^{re.escape(keys)} +{re.escape(description)} *$", text, re.M), keys
 
 

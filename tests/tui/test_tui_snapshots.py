@@ -147,3 +147,9 @@ def test_catalogue_verdict_filter_open_80_by_24(snap_compare, catalogue):
         await settled(pilot)
 
     assert snap_compare(XQStudioApp(), run_before=opened, terminal_size=(80, 24))
+
+
+def test_help_in_analyse_lists_the_tab_keys_80_by_24(snap_compare):
+    """Issue 38: help (a page up from its end) says that 1 2 3 show the side panels' tabs."""
+    assert snap_compare(XQStudioApp(start_mode="analyse"), press=["f1", "end", "pageup"],
+                        terminal_size=(80, 24))

@@ -58,9 +58,9 @@ class AnalyseScreen(Screen):
         Binding("z", "zoom_panel", "Zoom panel"),
         Binding("d", "export_diagram", "Export diagram (SVG)", show=False),
         # The side panels' tabs (also: Tab to the tab bar, then ← →).
-        Binding("1", "show_tab('position-tab')", "Position tab", show=False),
-        Binding("2", "show_tab('tablebase-tab')", "Tablebase tab", show=False),
-        Binding("3", "show_tab('solver-tab')", "Solver tab", show=False),
+        Binding("1", "show_tab('position-tab')", "Side panel: Position tab", show=False),
+        Binding("2", "show_tab('tablebase-tab')", "Side panel: Tablebase tab", show=False),
+        Binding("3", "show_tab('solver-tab')", "Side panel: Solver tab", show=False),
     ]
 
     board: var[Board] = var(Board, always_update=True)
