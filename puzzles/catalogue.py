@@ -37,7 +37,7 @@ import tempfile
 import time
 import tomllib
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -794,7 +794,8 @@ FROM compositions c
 def query(db: sqlite_utils.Database, text: str | None = None, pattern: str | None = None,
           collection: str | None = None, pieces: str | None = None,
           min_moves: int | None = None, max_moves: int | None = None, kind: str | None = None,
-          verdict: str | None = None, limit: int | None = 50, offset: int = 0) -> Page:
+          verdict: str | Sequence[str] | None = None, limit: int | None = 50,
+          offset: int = 0) -> Page:
     """Examples and compositions matching every filter given, a page at a time.
 
     ``text``: full-text search (as :func:`search`; an example matches through its pattern's
@@ -805,9 +806,10 @@ def query(db: sqlite_utils.Database, text: str | None = None, pattern: str | Non
     besides its king (``"RN"``: a rook and a horse, maybe more; ``"RR"``: two rooks), see
     :func:`parse_pieces`.  ``min_moves``/``max_moves``: the forced mate's length in attacker
     moves (entries of unknown length are left out when either is given).  ``kind``: "example" or
-    "composition".  ``verdict``: e.g. "mate".  Without ``text`` the order is the examples in
-    pattern order, then the compositions by collection and number.  An unknown pattern or
-    collection, a bad piece or kind raises :class:`CatalogueError`.
+    "composition".  ``verdict``: e.g. "mate", or several, any of which matches (the studio's
+    verdict classes: "mate within 10", "mate within 11", ...).  Without ``text`` the order is
+    the examples in pattern order, then the compositions by collection and number.  An unknown
+    pattern or collection, a bad piece or kind raises :class:`CatalogueError`.
     """
     if kind is not None and kind not in KINDS:
         raise CatalogueError(f"unknown kind {kind!r} (use example or composition)")
@@ -841,9 +843,12 @@ def query(db: sqlite_utils.Database, text: str | None = None, pattern: str | Non
     if max_moves is not None:
         where.append("moves <= ?")
         params.append(max_moves)
-    if verdict is not None:
+    if isinstance(verdict, str):
         where.append("verdict = ?")
         params.append(verdict)
+    elif verdict is not None:
+        where.append(f"verdict IN ({', '.join('?' * len(verdict))})")
+        params.extend(verdict)
     source = f"({_ENTRIES_SQL}) AS entries"
     order = "kind_order, group_order, collection_order, number"
     if text is not None and text.strip():

@@ -34,6 +34,8 @@ from textual.binding import Binding, BindingType
 from textual.command import CommandPalette
 from textual.css.query import NoMatches
 from textual.dom import DOMNode
+from textual.screen import Screen
+from textual.widget import Widget
 from textual.worker import WorkerFailed
 
 from xiangqi import Board
@@ -57,6 +59,13 @@ keep_wide_characters_whole()
 
 ANALYSE_MODE = "analyse"
 CATALOGUE_MODE = "catalogue"
+
+
+def _taken_by_screen(binding: Binding, screen_keys: dict[str, Binding]) -> bool:
+    """Whether a priority binding of the screen (or the app) takes the key of a widget's
+    ``binding``."""
+    taken = screen_keys.get(binding.key)
+    return taken is not None and taken.priority
 
 
 class XQStudioApp(App[None]):
@@ -85,8 +94,8 @@ class XQStudioApp(App[None]):
         ("Practice", PracticeScreen),
         ("Draw practice (和)", DrawPracticeScreen),
         ("Analyse", AnalyseScreen),
-        ("Tablebase panel (analyse)", TablebasePanel),
-        ("Solver panel (analyse)", SolverPanel),
+        ("Tablebase panel (its tab: 2)", TablebasePanel),
+        ("Solver panel (its tab: 3)", SolverPanel),
         ("Set-up editor", SetupScreen),
         ("FEN dialog", FenDialog),
         ("Help", HelpScreen),
@@ -219,13 +228,35 @@ class XQStudioApp(App[None]):
 
     # -- help --------------------------------------------------------------------------------
 
-    def help_sections(self) -> list[HelpSection]:
-        """The key bindings by section, taken from the classes' ``BINDINGS``."""
+    def help_sections(self, screen: Screen | None = None) -> list[HelpSection]:
+        """The keys that work on ``screen`` (default: the screen shown), by section, taken
+        from the ``BINDINGS`` of its class and of the widgets on it that take the focus, and
+        always the studio's own and the help's.  A widget's key is left out where a priority
+        binding of the screen or the app takes it (practice's ``h`` Hint over the board's vi
+        key), and a widget with a ``help_bindings()`` method says which of its keys work as
+        it is set up (a board that moves no pieces leaves h j k l, Enter and Escape to the
+        set-up editor)."""
+        screen = self.screen if screen is None else screen
         studio = [*self.BINDINGS,
                   Binding(self.COMMAND_PALETTE_BINDING, "command_palette", "Command palette")]
-        return [("Studio", studio),
-                *((title, node_class.BINDINGS) for title, node_class in self.HELP_SECTIONS)]
+        screen_keys = {binding.key: binding
+                       for binding in Binding.make_bindings([*self.BINDINGS, *screen.BINDINGS])}
+        sections: list[HelpSection] = [("Studio", studio)]
+        for title, node_class in self.HELP_SECTIONS:
+            if node_class is HelpScreen:
+                continue
+            if isinstance(screen, node_class):
+                sections.append((title, node_class.BINDINGS))
+            elif issubclass(node_class, Widget) and not issubclass(node_class, Screen):
+                nodes = [node for node in screen.query(node_class) if node.can_focus]
+                if nodes:
+                    help_bindings = getattr(nodes[0], "help_bindings", None)
+                    bindings = help_bindings() if help_bindings is not None else \
+                        Binding.make_bindings(node_class.BINDINGS)
+                    sections.append((title, [binding for binding in bindings
+                                             if not _taken_by_screen(binding, screen_keys)]))
+        return [*sections, ("Help", HelpScreen.BINDINGS)]
 
     def action_show_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen(self.help_sections()))
+            self.push_screen(HelpScreen(self.help_sections(), self.screen.sub_title or ""))

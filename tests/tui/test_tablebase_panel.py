@@ -137,6 +137,8 @@ def test_the_colour_flipped_material_reads_the_same_table(tables):
     panel = TablebasePanel(tables, board=Board(HORSE_MATE_BLACK), threads=1)
 
     async def scenario(pilot):
+        await pilot.press("h")
+        await settle(pilot)
         return text_of(panel, "#tb-heading"), text_of(panel, "#tb-value"), \
             panel.query_one(DtmHistogram).marked
 
@@ -192,13 +194,18 @@ def test_histogram_marks_the_position_and_toggles(tables):
 
     async def scenario(pilot):
         histogram = panel.query_one(DtmHistogram)
+        hidden_at_first = not histogram.display
+        await pilot.press("h")
+        await settle(pilot)
         bars, marked, text = list(histogram.bars), histogram.marked, str(histogram.content)
+        shown = histogram.display
         await pilot.press("h")
         hidden = not histogram.display
         await pilot.press("h")
-        return bars, marked, text, hidden, histogram.display
+        return hidden_at_first and shown, bars, marked, text, hidden, histogram.display
 
-    bars, marked, text, hidden, shown_again = drive(panel, scenario)
+    shown, bars, marked, text, hidden, shown_again = drive(panel, scenario)
+    assert shown
     red = table_stats("KNKA", tables)[0]
     assert sum(bar.count for bar in bars) == red.wins + red.draws + red.losses
     assert marked.outcome == "win" and marked.holds(37) and marked.count == \
@@ -216,6 +223,8 @@ def test_histogram_lines_fit_the_panel_dropping_the_plies_where_narrow(tables, w
 
     async def scenario(pilot):
         histogram = panel.query_one(DtmHistogram)
+        await pilot.press("h")
+        await settle(pilot)
         return str(histogram.content).splitlines()[1:], histogram.content_region.width
 
     bar_lines, room = drive(panel, scenario, size=(width, 60))
@@ -223,6 +232,22 @@ def test_histogram_lines_fit_the_panel_dropping_the_plies_where_narrow(tables, w
     assert all(display_width(line) <= room for line in bar_lines), (room, bar_lines)
     assert ("(37 plies)" in bar_lines[-2]) is plies
     assert bar_lines[-2].startswith("mate in 19") and bar_lines[-2].endswith("\u25c0 here")
+
+
+def test_no_histogram_line_under_a_position_until_h(tmp_path):
+    # Issue 38: "DTM histogram: no table." stood under every position, h never pressed.
+    panel = TablebasePanel(tmp_path, board=Board(ROOK_MATE), threads=1)
+
+    async def scenario(pilot):
+        histogram = panel.query_one(DtmHistogram)
+        before = histogram.display, str(histogram.content)
+        await pilot.press("h")
+        await settle(pilot)
+        return before, (histogram.display, str(histogram.content))
+
+    (shown_before, text_before), (shown_after, text_after) = drive(panel, scenario)
+    assert not shown_before and "no table" not in text_before
+    assert shown_after and text_after == "DTM histogram: no table."
 
 
 def test_missing_table_is_named_and_built_from_the_panel(tmp_path):
@@ -302,4 +327,9 @@ def test_more_pieces_than_tables_cover(tables, fen, pieces):
 
 def test_snapshot(tables, snap_compare):
     panel = TablebasePanel(tables, board=Board(HORSE_MATE), threads=1)
-    assert snap_compare(Host(panel), terminal_size=(60, 36), run_before=settle)
+
+    async def histogram_shown(pilot):
+        await pilot.press("h")
+        await settle(pilot)
+
+    assert snap_compare(Host(panel), terminal_size=(60, 36), run_before=histogram_shown)

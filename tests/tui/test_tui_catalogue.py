@@ -10,11 +10,12 @@ import re
 import pytest
 from rich.console import Console
 from textual.widgets import DataTable, Input, Select, Static
+from textual.widgets._select import SelectOverlay
 
 from puzzles.catalogue import query
 from tui.app import XQStudioApp
 from tui.screens.analyse import AnalyseScreen
-from tui.screens.catalogue import PAGE_SIZE, CatalogueScreen
+from tui.screens.catalogue import PAGE_SIZE, CatalogueScreen, verdict_class
 from tui.screens.help import HelpScreen
 from tui.widgets.board import BoardView
 
@@ -108,6 +109,46 @@ def test_filters_combine_as_in_the_query(catalogue, drive):
     assert bad_pieces[1] == []
 
 
+def test_the_verdict_filter_offers_classes_in_order(catalogue, drive):
+    # Issue 38: the filter offered every recorded verdict ("mate within 10", "mate within
+    # 11", ...) in no order; it offers their classes, and each row keeps its exact verdict.
+    async def scenario(pilot):
+        screen = await catalogue_opened(pilot)
+        select = screen.query_one("#catalogue-verdict", Select)
+        select.focus()
+        await pilot.press("enter")                     # open the list
+        await pilot.pause()
+        options = [str(option.prompt) for option in
+                   select.query_one(SelectOverlay).options]
+        await pilot.press("escape")
+        select.value = "mate within N"
+        await pilot.pause()
+        table = screen.query_one("#catalogue-results", DataTable)
+        return options, shown(screen)[0], [str(cell) for cell in table.get_column("verdict")]
+
+    options, count, verdicts = drive(XQStudioApp(), scenario, (80, 24))
+    assert options == ["Verdict: all", "mate", "mate within N", "no mate within N", "unproven",
+                       "refuted", "draw", "table draw"]
+    within = sorted({entry.verdict for entry in query(catalogue, limit=None).entries
+                     if entry.verdict.startswith("mate within ")})
+    assert len(within) > 5
+    expected = query(catalogue, verdict=within, limit=PAGE_SIZE)
+    assert count.startswith(f"1–{PAGE_SIZE} of {expected.total} ")
+    assert verdicts == [entry.verdict for entry in expected.entries]
+    assert len(set(verdicts)) > 1 and all(v.startswith("mate within ") for v in verdicts)
+
+
+@pytest.mark.parametrize(("verdict", "name"), [
+    ("mate", "mate"), ("mate within 12", "mate within N"),
+    ("no mate within 30", "no mate within N"),
+    ("unproven", "unproven"), ("unproven within 20", "unproven"), ("refuted within 9", "refuted"),
+    ("draw (rule-dependent)", "draw"), ("table draw", "table draw"),
+    ("no win within 20", "no win within N"), ("Black wins", "Red or Black wins"),
+    ("unverified", "unverified"), ("mate in 3?", "other")])
+def test_each_verdict_has_one_class(verdict, name):
+    assert verdict_class(verdict) == name
+
+
 def test_pages_turn_with_page_down_and_up(catalogue, drive):
     async def scenario(pilot):
         screen = await catalogue_opened(pilot)
@@ -178,13 +219,14 @@ def test_palette_browses_the_catalogue_and_help_lists_its_keys(catalogue, drive)
             ("Studio", "f2", "Catalogue"), ("Studio", "f3", "Analyse"),
             ("Studio", "f4", "Practise this position"),
             ("Catalogue", "⏎", "Open in analyse mode"), ("Catalogue", "p", "Practise"),
-            ("Catalogue", "/", "Search"), ("Catalogue", "pgdn", "Next page"),
-            ("Practice", "h", "Hint"), ("Practice", "s", "Solution"),
-            ("Practice", "u", "Take back a pair"), ("Practice", "r", "Restart"),
-            ("Practice", "esc", "Leave the practice")):
+            ("Catalogue", "/", "Search"), ("Catalogue", "pgdn", "Next page")):
         section = text[re.search(rf"^{title} *$", text, re.M).start():]
         assert re.search(rf"^{re.escape(keys)} +{re.escape(description)} *$", section, re.M), \
             (title, keys)
+    # Only the catalogue's keys: its board is a picture (no cursor keys), no practice keys.
+    for absent in ("Board", "Practice", "Analyse"):
+        assert not re.search(rf"^{absent} *$", text, re.M), absent
+    assert "Move the cursor" not in text and "Hint" not in text
 
 
 def test_catalogue_snapshot(catalogue, snap_compare):

@@ -72,3 +72,32 @@ def test_panels_follow_the_position_and_play_the_best_move(studio, tmp_path, mon
     expected = Board(fen)
     expected.push(best)
     assert after == expected.fen()
+
+
+def footer_keys(screen) -> list[tuple[str, str]]:
+    """The footer's keys and their descriptions, as shown."""
+    from textual.widgets._footer import FooterKey
+    return [(key.key, key.description) for key in screen.query(FooterKey)]
+
+
+def test_the_footer_says_a_running_search_is_cancelled_from_the_tab_bar(studio):
+    # Issue 38: with the solver's tab active and its search running, x and escape said
+    # "Cancel build" (the tablebase panel's description) while the tab bar had the focus.
+    async def scenario(pilot):
+        screen = pilot.app.screen
+        await pilot.press("tab")                       # the board to the tab bar
+        screen.query_one("#side-panels").active = "solver-tab"
+        await pilot.press("t", "s")                    # any moves: from the opening, no end
+        panel = screen.query_one("#solver-panel", SolverPanel)
+        await pilot.pause(0.2)
+        running = panel.running
+        keys = footer_keys(screen)
+        await pilot.press("x")
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        return type(screen.focused).__name__, running, keys, panel.running
+
+    focused, running, keys, after = studio(scenario, size=(80, 24))
+    assert (focused, running, after) == ("ContentTabs", "solve", None)
+    cancels = [(key, description) for key, description in keys if "Cancel" in description]
+    assert cancels == [("x", "Cancel search")]          # once: x and escape are one action

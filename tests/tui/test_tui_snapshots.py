@@ -65,6 +65,7 @@ def _tablebase_after_a_draw(tmp_path, monkeypatch):
         await pilot.pause()
         screen.load_position(long_mate)
         panel = screen.query_one(TablebasePanel)
+        panel.histogram_shown = True            # h: the histogram is hidden at first
         histogram = panel.query_one(DtmHistogram)
         await settled(pilot, lambda: panel.board == long_mate and panel.value is not None
                       and histogram.marked is not None)
@@ -135,3 +136,20 @@ def test_catalogue_with_a_chinese_collection_chosen(snap_compare, catalogue, siz
         await settled(pilot, lambda: screen.page is not None and screen.page.total == 5)
 
     assert snap_compare(XQStudioApp(), run_before=chosen, terminal_size=size)
+
+
+def test_catalogue_verdict_filter_open_80_by_24(snap_compare, catalogue):
+    """Issue 38: the verdict filter open, its classes in their order (not every bound)."""
+    async def opened(pilot):
+        await settled(pilot, lambda: getattr(pilot.app.screen, "db", None) is not None)
+        pilot.app.screen.query_one("#catalogue-verdict", Select).focus()
+        await pilot.press("enter")
+        await settled(pilot)
+
+    assert snap_compare(XQStudioApp(), run_before=opened, terminal_size=(80, 24))
+
+
+def test_help_in_analyse_lists_the_tab_keys_80_by_24(snap_compare):
+    """Issue 38: help (a page up from its end) says that 1 2 3 show the side panels' tabs."""
+    assert snap_compare(XQStudioApp(start_mode="analyse"), press=["f1", "end", "pageup"],
+                        terminal_size=(80, 24))

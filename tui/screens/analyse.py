@@ -57,6 +57,10 @@ class AnalyseScreen(Screen):
         Binding("r", "cycle_rules", "Rules", show=False),
         Binding("z", "zoom_panel", "Zoom panel"),
         Binding("d", "export_diagram", "Export diagram (SVG)", show=False),
+        # The side panels' tabs (also: Tab to the tab bar, then ← →).
+        Binding("1", "show_tab('position-tab')", "Side panel: Position tab", show=False),
+        Binding("2", "show_tab('tablebase-tab')", "Side panel: Tablebase tab", show=False),
+        Binding("3", "show_tab('solver-tab')", "Side panel: Solver tab", show=False),
     ]
 
     board: var[Board] = var(Board, always_update=True)
@@ -285,6 +289,21 @@ class AnalyseScreen(Screen):
 
     def action_toggle_histogram(self) -> None:
         self._run_in_panel("tablebase-tab", "tablebase-panel", "toggle_histogram")
+
+    def action_show_tab(self, tab: str) -> None:
+        """Show a side panel's tab, the focus in its panel so that the panel's keys work;
+        the position panel takes no keys: the focus stays where it was, or goes back to the
+        board from the panel hidden."""
+        panels = self.query_one("#side-panels", SidePanels)
+        panels.active = tab
+
+        def focus_panel() -> None:          # once the tab's pane is shown
+            panel = panels.active_panel()
+            if panel is not None and panel.focusable:
+                panel.focus()
+            elif self.focused is None or not self.focused.focusable:
+                self.query_one("#board", BoardView).focus()
+        self.call_after_refresh(focus_panel)
 
     def action_zoom_panel(self) -> None:
         """Show the active side panel over the whole screen, or back in its place (Esc also

@@ -10,6 +10,8 @@ it lives, see :mod:`puzzles.paths`).
 """
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -69,6 +71,41 @@ COLUMNS = (("done", "✓"), ("kind", "kind"), ("title", "title"), ("where", "ref
            ("length", "length"), ("verdict", "verdict"))
 SHRINK_FLOORS = (("verdict", 12), ("title", 12))
 CELL_PADDING = 2                 # DataTable's default: a cell of one space either side
+# The verdict filter's classes, in this order, each matching the exact verdicts recorded
+# (``catalogue verify`` writes them, see puzzles.catalogue): a class groups a verdict with
+# its bounded forms ("mate within 10", "mate within 11", ...), so the filter stays short
+# whatever bounds the catalogue holds.  A verdict no class matches falls under "other".
+VERDICT_CLASSES = (
+    ("mate", r"mate"),
+    ("mate within N", r"mate within \d+"),
+    ("no mate within N", r"no mate within \d+"),
+    ("unproven", r"unproven( within \d+)?"),
+    ("refuted", r"refuted( within \d+)?"),
+    ("draw", r"draw( \(.*\))?"),
+    ("table draw", r"table draw"),
+    ("no win within N", r"no win within \d+"),
+    ("Red or Black wins", r"(Red|Black) wins"),
+    ("unverified", r"unverified"),
+)
+OTHER_VERDICTS = "other"
+
+
+def verdict_class(verdict: str) -> str:
+    """The class of the verdict filter that ``verdict`` belongs to."""
+    for name, pattern in VERDICT_CLASSES:
+        if re.fullmatch(pattern, verdict):
+            return name
+    return OTHER_VERDICTS
+
+
+def verdict_classes(verdicts: Iterable[str]) -> dict[str, list[str]]:
+    """The classes that ``verdicts`` fall in, in the filter's order, each with its exact
+    verdicts (a class no verdict belongs to is left out)."""
+    found: dict[str, list[str]] = {}
+    for verdict in verdicts:
+        found.setdefault(verdict_class(verdict), []).append(verdict)
+    order = [name for name, _ in VERDICT_CLASSES] + [OTHER_VERDICTS]
+    return {name: found[name] for name in order if name in found}
 
 
 def entry_place(entry: Entry) -> str:
@@ -122,6 +159,7 @@ class CatalogueScreen(Screen):
         self.patterns: dict[str, PatternSummary] = {}
         self.progress: dict[str, PatternProgress] = {}
         self.solved: dict[tuple[str, int], tuple[int, int]] = {}
+        self.verdict_classes: dict[str, list[str]] = {}   # the filter's: exact verdicts
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -193,12 +231,14 @@ class CatalogueScreen(Screen):
         self.query_one("#catalogue-collection", Select).set_options(
             (f"{collection.name} ({collection.compositions})", collection.name)
             for collection in collections)
-        # Examples are all proven mates; the compositions' verdicts come most frequent first.
-        verdicts = ["mate"]
+        # Examples are all proven mates; the filter offers the classes of the verdicts there
+        # are, and each row shows its exact verdict.
+        verdicts = {"mate"}
         for collection in collections:
-            verdicts += [verdict for verdict in collection.verdicts if verdict not in verdicts]
+            verdicts.update(collection.verdicts)
+        self.verdict_classes = verdict_classes(sorted(verdicts))
         self.query_one("#catalogue-verdict", Select).set_options(
-            (verdict, verdict) for verdict in verdicts)
+            (name, name) for name in self.verdict_classes)
         self.run_query()
 
     def _show_pattern_options(self) -> None:
@@ -239,9 +279,12 @@ class CatalogueScreen(Screen):
             text = typed(selector)
             return None if text is None else int(text)
 
+        verdict_class = chosen("#catalogue-verdict")
         return {"text": typed("#catalogue-search"), "pattern": chosen("#catalogue-pattern"),
                 "collection": chosen("#catalogue-collection"), "kind": chosen("#catalogue-kind"),
-                "verdict": chosen("#catalogue-verdict"), "pieces": typed("#catalogue-pieces"),
+                "verdict": None if verdict_class is None
+                else tuple(self.verdict_classes.get(verdict_class, ())),
+                "pieces": typed("#catalogue-pieces"),
                 "min_moves": number("#catalogue-min-moves"),
                 "max_moves": number("#catalogue-max-moves")}
 

@@ -1,7 +1,9 @@
-"""``HelpScreen``: every key binding of the studio, read from the ``BINDINGS`` themselves.
+"""``HelpScreen``: the key bindings of the screen shown, read from the ``BINDINGS`` themselves.
 
-The app passes the sections (a title and the bindings of one class each), so the list cannot
-drift from the keys that really work.  Keys bound to one description are shown together.
+The app passes the sections (a title and the bindings of one class each: the studio's, the
+screen's and those of the widgets on it, see ``XQStudioApp.help_sections``), so the list
+cannot drift from the keys that really work there.  Keys bound to one description are shown
+together.
 """
 from __future__ import annotations
 
@@ -44,13 +46,16 @@ class HelpScreen(ModalScreen[None]):
     HelpScreen .help-section { margin-bottom: 1; }
     """
 
-    def __init__(self, sections: Iterable[HelpSection]) -> None:
+    def __init__(self, sections: Iterable[HelpSection], where: str = "") -> None:
+        """``where``: the name of the screen whose keys these are, for the title."""
         super().__init__()
         self._sections = [(title, list(bindings)) for title, bindings in sections]
+        self._where = where
 
     def compose(self) -> ComposeResult:
         scroll = VerticalScroll(id="help-body")
-        scroll.border_title = "XQ Studio keys · Escape closes"
+        where = f" · {self._where}" if self._where else ""
+        scroll.border_title = f"XQ Studio keys{where} · Escape closes"
         with scroll:
             for title, bindings in self._sections:
                 yield Static(self._section_table(title, bindings), classes="help-section")

@@ -81,7 +81,7 @@ _BLACK_DIAGRAM_GLYPHS = {4: "馬", 5: "車", 6: "砲"}
 _RED_FILE_LABELS = "九八七六五四三二一"          # Red's file 1 is the i-file
 _BLACK_FILE_LABELS = "１２３４５６７８９"        # Black's file 1 is the a-file
 _EMPTY_TARGET_GLYPH = "〇"
-_VI_KEYS = "Move the cursor (vi keys; not in the set-up editor)"
+_VI_KEYS = "Move the cursor (vi keys)"
 
 # Box character of an empty point by its lines (up, down, left, right) on screen.
 _JUNCTIONS = {
@@ -389,6 +389,13 @@ class BoardView(Widget, can_focus=True):
         self.refresh()
 
     # -- actions -----------------------------------------------------------------------------
+
+    def help_bindings(self) -> list[Binding]:
+        """The bindings that work on this board as it is set up, for the help: a board
+        that moves no pieces (an editor's) leaves h j k l, Enter and Escape to its screen."""
+        left = () if self.interactive else ("vim_cursor", "select", "deselect")
+        return [binding for binding in Binding.make_bindings(self.BINDINGS)
+                if binding.action.partition("(")[0] not in left]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Keys an editor needs for itself fall through to the screen.

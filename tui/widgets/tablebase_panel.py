@@ -263,8 +263,9 @@ class TablebasePanel(Widget, can_focus=True):
     ``threads``: threads for building (default: the CPUs this process may use).
 
     Keys (while the focus is in the panel): Enter (or a click) plays the move of the row, ``b``
-    the best move, ``h`` shows or hides the DTM histogram, ``B`` builds a missing table and
-    ``x``/Esc cancels the build.  Keys that have nothing to do are left to the host.
+    the best move, ``h`` shows or hides the DTM histogram (hidden at first), ``B`` builds a
+    missing table and ``x``/Esc cancels the build.  Keys that have nothing to do are left to
+    the host.
     """
 
     DEFAULT_CSS = """
@@ -309,7 +310,9 @@ class TablebasePanel(Widget, can_focus=True):
 
     notation: reactive[str] = reactive("chinese")
     """How moves are written: ``chinese``, ``wxf``, ``iccs`` or ``code3``."""
-    histogram_shown: reactive[bool] = reactive(True)
+    histogram_shown: reactive[bool] = reactive(False)
+    """The DTM histogram is shown only after ``h``: a line under every position, "no table"
+    on most, would be noise."""
 
     class PlayMove(Message):
         """The user chose ``move`` in the panel, to be played on the host's board."""
