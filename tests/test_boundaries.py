@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -163,9 +162,8 @@ def test_verify_with_a_cut_line_keeps_what_it_has(monkeypatch):
     assert "the main line: not extracted within the budget (2 of 5 plies)" in report.unproven
 
 
-def test_verify_command_prints_a_cut_line_cleanly(tmp_path):
-    """The same path end to end: a node budget so small that the proof takes it all."""
-    shutil.rmtree(tmp_path)
+def test_verify_command_with_a_budget_spent_at_once_answers_cleanly():
+    """End to end with a budget of one node: the report says what is unproven, in JSON."""
     result = xqstudio("problem", "verify", ROOK_MATE_IN_3, "--no-tables", "--nodes", "1",
                       "--json")
     assert "Traceback" not in result.stderr

@@ -5,16 +5,15 @@ ranks 1..10 as the engine's UCI dialect does; UCCI's ICCS ranks 0..9 are convert
 from __future__ import annotations
 
 import os
-import queue
 import re
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
 import pyffish as sf
 import pytest
+from engine_session import EngineSession
 
 from tablebases import open_tablebase
 from tablebases.build import build
@@ -39,51 +38,11 @@ def tables(tmp_path_factory) -> Path:
     return directory
 
 
-class Session:
-    """An engine subprocess: :meth:`send` a command, :meth:`until` a reply."""
+class Session(EngineSession):
+    """An engine subprocess: :meth:`send` a command, :meth:`until` a reply (the first line
+    that starts with it)."""
 
-    def __init__(self, *arguments: str) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "tui.cli", "engine", *arguments], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8",
-            bufsize=1)
-        self.lines: queue.Queue[str | None] = queue.Queue()
-        self.transcript: list[str] = []
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.process.stdout is not None
-        try:
-            for line in self.process.stdout:
-                self.lines.put(line.rstrip("\n"))
-        except ValueError:          # the test closed the pipe (a GUI that went away)
-            pass
-        self.lines.put(None)
-
-    def send(self, command: str) -> None:
-        assert self.process.stdin is not None
-        self.transcript.append(f"> {command}")
-        self.process.stdin.write(command + "\n")
-        self.process.stdin.flush()
-
-    def until(self, prefix: str, timeout: float = REPLY_SECONDS) -> list[str]:
-        """The lines up to and including the first that starts with ``prefix``."""
-        got: list[str] = []
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                line = self.lines.get(timeout=max(0.01, deadline - time.monotonic()))
-            except queue.Empty:
-                raise AssertionError(f"no {prefix!r} within {timeout} s; transcript:\n"
-                                     + "\n".join(self.transcript + got)) from None
-            if line is None:
-                raise AssertionError(f"the engine exited before {prefix!r}:\n"
-                                     + "\n".join(self.transcript + got)
-                                     + self.process.stderr.read())
-            self.transcript.append(f"< {line}")
-            got.append(line)
-            if line.startswith(prefix):
-                return got
+    reply_seconds = REPLY_SECONDS
 
     def close(self) -> int:
         if self.process.poll() is None:

@@ -4,16 +4,12 @@ same thread), so ``quit`` was never read and the search ran until killed.  These
 the engine over pipes as a GUI does; the seeded engine fuzzer runs in process at the end."""
 from __future__ import annotations
 
-import os
-import queue
 import random
-import subprocess
-import sys
-import threading
 import time
 from pathlib import Path
 
 import pytest
+from engine_session import EngineSession
 
 from tablebases.build import build
 from tui.engine import UCI
@@ -26,52 +22,14 @@ KRKAA_FEN = "3aka3/9/9/9/9/9/9/9/R8/3K5 w"     # Red mates (table KRKAA)
 KRKA_WIN = "3k5/4a4/9/9/9/9/9/9/9/4K3R w - - 0 1"
 
 
-class Session:
-    """``python -m tui.cli engine`` over pipes (this tree's code): :meth:`send` a command,
-    :meth:`until` a reply line."""
+class Session(EngineSession):
+    """``python -m tui.cli engine`` over pipes: :meth:`until` waits for a line that is
+    ``wanted`` or starts with it and a space."""
 
-    def __init__(self, *arguments: str) -> None:
-        env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get(
-            "PYTHONPATH", ""))
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "tui.cli", "engine", *arguments], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8",
-            bufsize=1, cwd=ROOT, env=env)
-        self.lines: queue.Queue[str | None] = queue.Queue()
-        self.transcript: list[str] = []
-        threading.Thread(target=self._read, daemon=True).start()
+    reply_seconds = REPLY_SECONDS
 
-    def _read(self) -> None:
-        assert self.process.stdout is not None
-        for line in self.process.stdout:
-            self.lines.put(line.rstrip("\n"))
-        self.lines.put(None)
-
-    def send(self, *commands: str) -> None:
-        assert self.process.stdin is not None
-        for command in commands:
-            self.transcript.append(f"> {command}")
-            self.process.stdin.write(command + "\n")
-        self.process.stdin.flush()
-
-    def until(self, wanted: str, timeout: float = REPLY_SECONDS) -> list[str]:
-        """The lines up to and including the first that is ``wanted`` or starts with it
-        and a space."""
-        got: list[str] = []
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                line = self.lines.get(timeout=max(0.01, deadline - time.monotonic()))
-            except queue.Empty:
-                raise AssertionError(f"no {wanted!r} within {timeout} s:\n"
-                                     + "\n".join(self.transcript + got)) from None
-            if line is None:
-                raise AssertionError(f"the engine exited before {wanted!r}:\n"
-                                     + "\n".join(self.transcript + got))
-            self.transcript.append(f"< {line}")
-            got.append(line)
-            if line == wanted or line.startswith(wanted + " "):
-                return got
+    def matches(self, line: str, wanted: str) -> bool:
+        return line == wanted or line.startswith(wanted + " ")
 
     def rest(self, timeout: float = REPLY_SECONDS) -> list[str]:
         """Every line until the engine's output ends."""
