@@ -171,6 +171,10 @@ def cmd_solve(args: argparse.Namespace) -> int:
             "nodes": result.nodes, "seconds": round(result.seconds, 3),
             "tb_leaves": result.tb_leaves, "threat_tests": result.threat_tests,
             "table_moves": result.table_moves, "interrupted": progress.cancelled,
+            "minimality_skipped": None if result.minimality_skip is None else {
+                "bound": result.minimality_skip.bound,
+                "estimated_nodes": result.minimality_skip.estimated_nodes,
+                "nodes_left": result.minimality_skip.nodes_left},
             "budget": _budget_json(limits),
         })
         return status
@@ -178,9 +182,13 @@ def cmd_solve(args: argparse.Namespace) -> int:
         "quiet moves allowed, from the tablebase" if result.table_moves else
         f"quiet moves allowed, found at {order_name(result.order)}")
     if result.verdict == Verdict.MATE and not result.exact:
-        reason = "interrupted" if progress.cancelled else "a search limit was reached"
-        print(f"Mate in at most {result.length} ({how}; {reason} before a shorter mate was "
-              f"ruled out)")
+        if result.minimality_skip is not None:
+            reason = (f"a shorter mate not searched for: "
+                      f"{result.minimality_skip.text()}")
+        else:
+            reason = ("interrupted" if progress.cancelled else "a search limit was reached") + \
+                " before a shorter mate was ruled out"
+        print(f"Mate in at most {result.length} ({how}; {reason})")
     elif result.verdict == Verdict.MATE:
         print(f"Mate in {result.length} ({result.plies} plies), {how}")
     if result.verdict == Verdict.MATE:

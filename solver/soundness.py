@@ -147,7 +147,9 @@ def verify(board: Board, stipulation: str = Stipulation.WIN, moves: int | None =
         return report
     report.exact = solver.exact
     if not solver.exact:
-        report.unproven.append(f"whether a mate shorter than {length} exists")
+        skipped = solver.minimality_skip
+        report.unproven.append(f"whether a mate shorter than {length} exists" +
+                               (f" ({skipped.text()})" if skipped is not None else ""))
     bound = report.bound
     report.main_line = solver.line_within_reserve(length, solver.exact, cancelled)
     if not solver.line_complete(report.main_line):

@@ -1,0 +1,90 @@
+"""Exactness where it is cheap (issue 37, item 4): a mate found at a λ order is proven
+shortest only when the full-width search of one move less is estimated to fit the budget
+left; otherwise the answer comes at once, "mate within N", saying why."""
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from solver import Limits
+from solver.search import MinimalitySkip, Solver
+from xiangqi import Board
+
+XQSTUDIO = str(Path(sys.executable).with_name("xqstudio"))
+BOOK = Path(__file__).parent.parent / "puzzles" / "data" / "shiqingyaqu551.fen"
+
+
+def shiqingyaqu() -> list[str]:
+    return re.findall(r'\[FEN "([^"]+)"\]', BOOK.read_text(encoding="utf-8-sig"))
+
+
+def replay(fen: str, line) -> Board:
+    board = Board(fen)
+    for move in line:
+        board.push(move)          # raises if the line is not legal
+    return board
+
+
+def test_the_estimate_is_a_power_of_the_bound_from_the_two_largest_measured_bounds():
+    solver = Solver(Board(shiqingyaqu()[62]), "any", Limits(nodes=1_000_000))
+    assert solver.full_width_estimate(9) is None            # nothing measured yet
+    solver.full_width_nodes.update({3: 27, 6: 216})         # the cube of the bound
+    assert solver.full_width_estimate(9) == pytest.approx(729)
+    assert solver.full_width_estimate(6) is None            # needs 2 and 3
+    solver.full_width_nodes[10] = 1000
+    assert solver.full_width_estimate(12) == pytest.approx(1728)
+
+
+def test_a_cheap_minimality_is_proven():
+    """No. 63: mate in 6 at order 2; full width at 5 moves costs about 7,000 nodes."""
+    fen = shiqingyaqu()[62]
+    solver = Solver(Board(fen), "any", Limits(nodes=5_000_000))
+    result = solver.run(30)
+    assert (result.verdict, result.length, result.exact) == ("mate", 6, True)
+    assert result.minimality_skip is None and result.nodes < 100_000
+    assert replay(fen, result.main_line).is_checkmate()
+    assert Solver(Board(fen), "any", Limits()).nodes_left() is None   # no budget: always run
+
+
+def test_a_minimality_estimated_beyond_the_budget_is_left_out():
+    """No. 228: mate in 17 at order 2 in about 660,000 nodes.  With the full-width searches
+    at 6 and 10 moves measured as if they grew 10,000-fold, 16 moves are not tried."""
+    fen = shiqingyaqu()[227]
+    solver = Solver(Board(fen), "any", Limits(nodes=2_000_000))
+    solver.full_width_nodes.update({6: 1_000, 10: 10_000_000})
+    result = solver.run(30)
+    assert (result.verdict, result.length, result.exact) == ("mate", 17, False)
+    skip = result.minimality_skip
+    assert isinstance(skip, MinimalitySkip) and skip.bound == 16
+    assert skip.estimated_nodes is not None and skip.estimated_nodes > 10_000_000 > \
+        skip.nodes_left
+    assert result.nodes < 1_000_000 and result.line_complete
+    assert replay(fen, result.main_line).is_checkmate()
+    assert f"a full-width search of 16 moves, estimated at {skip.estimated_nodes:,.0f} " \
+        f"nodes, exceeds the {skip.nodes_left:,.0f} left" == skip.text()
+
+
+def test_the_command_line_says_why_the_mate_is_not_proven_shortest():
+    """No. 228 within 1 M nodes (bound 20): the proof, then full width at 6 and 10 moves
+    measured; 16 moves are estimated beyond what is left."""
+    fen = shiqingyaqu()[227]
+    text = subprocess.run([XQSTUDIO, "problem", "solve", fen, "--nodes", "1000000",
+                           "--no-tables"], capture_output=True, text=True, timeout=120)
+    assert text.returncode == 0, text.stderr
+    found = re.fullmatch(
+        r"Mate in at most 17 \(quiet moves allowed, found at order 2; a shorter mate not "
+        r"searched for: a full-width search of 16 moves, estimated at ([\d,]+) nodes, exceeds "
+        r"the ([\d,]+) left\)", text.stdout.splitlines()[0])
+    assert found is not None, text.stdout
+    estimate, left = (int(group.replace(",", "")) for group in found.groups())
+    assert estimate > left
+    document = json.loads(subprocess.run(
+        [XQSTUDIO, "problem", "solve", fen, "--nodes", "1000000", "--no-tables", "--json"],
+        capture_output=True, text=True, timeout=120).stdout)
+    assert (document["verdict"], document["moves"], document["exact"]) == ("mate", 17, False)
+    skipped = document["minimality_skipped"]
+    assert skipped["bound"] == 16 and skipped["estimated_nodes"] > skipped["nodes_left"]
+    assert document["nodes"] < 1_000_000 and document["line_complete"]
