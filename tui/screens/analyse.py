@@ -140,10 +140,7 @@ class AnalyseScreen(Screen):
         move_list = self.query_one("#move-list", MoveList)
         move_list.set_line(self._root, self._line, self._ply)
         move_list.border_title = f"Moves · {NOTATION_TITLES[move_list.notation]}"
-        detail = f"ply {self._ply}/{len(self._line)}"
-        repetition = self._repetition_note(board)
-        self.query_one("#status", StatusLine).show_position(
-            board, f"{detail} · {repetition}" if repetition else detail)
+        self._show_status(board)
         self.query_one("#position-panel", PositionPanel).show_position(board)
         for panel in (self.query_one("#tablebase-panel", TablebasePanel),
                       self.query_one("#solver-panel", SolverPanel)):
@@ -202,11 +199,23 @@ class AnalyseScreen(Screen):
                 self._ply += 1
         self._show()
 
+    def _show_status(self, board: Board) -> None:
+        """The status line at ``board``: the ply, and the repetition if there is one."""
+        detail = f"ply {self._ply}/{len(self._line)}"
+        repetition = self._repetition_note(board)
+        self.query_one("#status", StatusLine).show_position(
+            board, f"{detail} · {repetition}" if repetition else detail)
+
     @on(BoardView.Refused, "#board")
     def explain_refusal(self, event: BoardView.Refused) -> None:
         """A point that selects nothing, or a target the piece cannot reach: say why in the
-        status line (until the next move or step)."""
+        status line (until the next pick, move or step)."""
         self.query_one("#status", StatusLine).show_position(self._board_at_ply(), event.reason)
+
+    @on(BoardView.SelectionChanged, "#board")
+    def forget_refusal(self) -> None:
+        """A piece picked or put down: the reason an earlier pick was refused goes."""
+        self._show_status(self._board_at_ply())
 
     @on(BoardView.MoveEntered, "#board")
     def play_move(self, event: BoardView.MoveEntered | TablebasePanel.PlayMove) -> None:
