@@ -5,7 +5,8 @@ shown.  A move entered at an earlier ply that differs from the line's next move 
 rest of the line.
 
 Side panels: ``#side-panels`` is a :class:`tui.widgets.side_panels.SidePanels` (a
-``TabbedContent``) on the right with a "Position" tab.  Add a panel with
+``TabbedContent``) on the right with a "1 Position" tab (each tab's label starts with its
+key).  Add a panel with
 ``screen.query_one("#side-panels", TabbedContent).add_pane(TabPane(...))``; a panel
 follows the position shown with ``self.watch(self.screen, "board", callback)`` (the reactive
 ``board`` is a fresh copy each time, so it may be kept or changed freely).
@@ -82,12 +83,13 @@ class AnalyseScreen(Screen):
             with Vertical(id="analyse-side"):
                 yield StatusLine(id="status")
                 yield MoveList(id="move-list")
+                # Each tab's label starts with the key that shows it (the 1 2 3 bindings).
                 with SidePanels(id="side-panels"):
-                    with TabPane("Position", id="position-tab"):
+                    with TabPane("1 Position", id="position-tab"):
                         yield PositionPanel(id="position-panel")
-                    with TabPane("Tablebase", id="tablebase-tab"):
+                    with TabPane("2 Tablebase", id="tablebase-tab"):
                         yield TablebasePanel(id="tablebase-panel")
-                    with TabPane("Solver", id="solver-tab"):
+                    with TabPane("3 Solver", id="solver-tab"):
                         yield SolverPanel(id="solver-panel")
         yield Footer()
 
