@@ -29,6 +29,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from textual import events
+from textual.actions import parse as parse_action
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.command import CommandPalette
@@ -42,7 +43,7 @@ from xiangqi import Board
 
 from .commands import StudioCommands
 from .screens.analyse import AnalyseScreen
-from .screens.catalogue import CatalogueScreen
+from .screens.catalogue import CatalogueScreen, ResultsTable
 from .screens.draw_practice import DrawPracticeScreen
 from .screens.fen_dialog import FenDialog
 from .screens.help import HelpScreen, HelpSection
@@ -59,6 +60,13 @@ keep_wide_characters_whole()
 
 ANALYSE_MODE = "analyse"
 CATALOGUE_MODE = "catalogue"
+
+
+def _works_now(binding: Binding, screen: Screen) -> bool:
+    """Whether the screen's ``check_action`` lets ``binding`` act now: the catalogue's ``b``
+    shows the board below 120 columns only."""
+    _, action, parameters = parse_action(binding.action)
+    return screen.check_action(action, parameters) is not False
 
 
 def _taken_by_screen(binding: Binding, screen_keys: dict[str, Binding]) -> bool:
@@ -91,6 +99,7 @@ class XQStudioApp(App[None]):
     HELP_SECTIONS: ClassVar[list[tuple[str, type[DOMNode]]]] = [
         ("Board", BoardView),
         ("Catalogue", CatalogueScreen),
+        ("Catalogue results", ResultsTable),
         ("Practice", PracticeScreen),
         ("Draw practice (和)", DrawPracticeScreen),
         ("Analyse", AnalyseScreen),
@@ -231,7 +240,8 @@ class XQStudioApp(App[None]):
     def help_sections(self, screen: Screen | None = None) -> list[HelpSection]:
         """The keys that work on ``screen`` (default: the screen shown), by section, taken
         from the ``BINDINGS`` of its class and of the widgets on it that take the focus, and
-        always the studio's own and the help's.  A widget's key is left out where a priority
+        always the studio's own and the help's.  A key the screen's ``check_action`` turns off
+        just now is left out.  A widget's key is left out where a priority
         binding of the screen or the app takes it (practice's ``h`` Hint over the board's vi
         key), and a widget with a ``help_bindings()`` method says which of its keys work as
         it is set up (a board that moves no pieces leaves h j k l, Enter and Escape to the
@@ -246,7 +256,9 @@ class XQStudioApp(App[None]):
             if node_class is HelpScreen:
                 continue
             if isinstance(screen, node_class):
-                sections.append((title, node_class.BINDINGS))
+                sections.append((title, [binding for binding in
+                                         Binding.make_bindings(node_class.BINDINGS)
+                                         if _works_now(binding, screen)]))
             elif issubclass(node_class, Widget) and not issubclass(node_class, Screen):
                 nodes = [node for node in screen.query(node_class) if node.can_focus]
                 if nodes:

@@ -22,6 +22,9 @@ from typing import cast
 
 import textual
 from rich.cells import cell_len, set_cell_size
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.measure import Measurement
+from rich.text import Text
 from textual._compositor import ChopsUpdate, Compositor
 from textual.geometry import Region
 from textual.strip import Strip
@@ -40,6 +43,83 @@ def fit_to_width(text: str, width: int) -> str:
     """``text`` padded with spaces or cut to exactly ``width`` cells; a wide character that
     would be cut in half is replaced by a space."""
     return set_cell_size(text, width)
+
+
+# Chinese line breaking (禁则): closing punctuation never begins a line, opening punctuation
+# never ends one.  Rich breaks Chinese text, which has no spaces, after any character, so a
+# description could show "，" at the start of a line.
+NOT_AT_LINE_START = frozenset("，。、；：？！）」』》〉】’”…,.;:?!)")
+NOT_AT_LINE_END = frozenset("（「『《〈【‘“(")
+
+
+def _breakable_pieces(line: str) -> list[str]:
+    """``line`` cut where a line may break: after each space run that ends a word, around
+    every wide character, never before closing or after opening punctuation."""
+    pieces: list[str] = []
+    for char in line:
+        if pieces and (
+                char in NOT_AT_LINE_START or pieces[-1][-1] in NOT_AT_LINE_END
+                or (not char.isspace() and display_width(char) == 1
+                    and not pieces[-1][-1].isspace() and display_width(pieces[-1][-1]) == 1)
+                or (char.isspace() and pieces[-1][-1].isspace())):
+            pieces[-1] += char
+        else:
+            pieces.append(char)
+    return pieces
+
+
+def line_breaks(line: str, width: int) -> list[int]:
+    """Where ``line`` (no newline in it) is cut to fit lines of ``width`` cells: the offsets
+    of the starts of the second and later lines.  Words and punctuation stay with their
+    neighbours (:data:`NOT_AT_LINE_START`); a piece wider than a line is cut by characters."""
+    breaks: list[int] = []
+    used = 0                # cells on the current line
+    offset = 0
+    for piece in _breakable_pieces(line):
+        piece_width = display_width(piece.rstrip())
+        if used and used + piece_width > width:
+            breaks.append(offset)
+            used = 0
+        if piece_width > width:                 # a long word: cut it by characters
+            for index, char in enumerate(piece):
+                if used and used + display_width(char) > width and not char.isspace():
+                    breaks.append(offset + index)
+                    used = 0
+                used += display_width(char)
+        else:
+            used += display_width(piece)
+        offset += len(piece)
+    return breaks
+
+
+class WrappedText:
+    """A Rich renderable: ``text`` wrapped to the width it is given by :func:`line_breaks`
+    (Chinese line-breaking rules), each line's styles kept."""
+
+    def __init__(self, text: Text) -> None:
+        self.text = text
+
+    def __str__(self) -> str:
+        return self.text.plain
+
+    def wrapped(self, width: int) -> Text:
+        lines: list[Text] = []
+        for line in self.text.split("\n", allow_blank=True):
+            pieces = line.divide(line_breaks(line.plain, max(1, width)))
+            for piece in pieces:
+                piece.rstrip()          # the spaces where a line breaks are not shown
+            lines.extend(pieces)
+        result = Text("\n").join(lines)
+        result.no_wrap = True
+        result.overflow = "crop"
+        return result
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield self.wrapped(options.max_width)
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        widest = max((display_width(line) for line in self.text.plain.split("\n")), default=0)
+        return Measurement(1, min(widest, options.max_width))
 
 
 def _render_chops(self: Compositor, crop: Region,

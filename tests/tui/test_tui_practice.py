@@ -302,7 +302,7 @@ def test_progress_is_kept_and_shown_and_next_picks_an_unmastered_pattern(example
         catalogue_screen = pilot.app.screen
         table = catalogue_screen.query_one("#catalogue-results")
         marks = [str(mark) for mark in table.get_column("done")]
-        description = str(catalogue_screen.query_one("#catalogue-description", Static).render())
+        description = str(catalogue_screen.query_one("#catalogue-description", Static).content)
         await pilot.press("n")
         await settle(pilot)
         return marks, description, pilot.app.screen

@@ -101,3 +101,24 @@ def test_the_footer_says_a_running_search_is_cancelled_from_the_tab_bar(studio):
     assert (focused, running, after) == ("ContentTabs", "solve", None)
     cancels = [(key, description) for key, description in keys if "Cancel" in description]
     assert cancels == [("x", "Cancel search")]          # once: x and escape are one action
+
+
+def test_each_side_panel_tab_shows_the_key_that_opens_it(studio):
+    """Issue 38: the tab labels name their keys, and each key opens the tab it names."""
+    from textual.widgets import Tab
+
+    async def scenario(pilot):
+        screen = pilot.app.screen
+        labels = [tab.label.plain for tab in screen.query(Tab)]
+        opened = {}
+        for key in ("2", "3", "1"):
+            await pilot.press(key)
+            await pilot.pause()
+            active = screen.query_one("#side-panels").active
+            opened[key] = next(tab.label.plain for tab in screen.query(Tab)
+                               if tab.id and tab.id.endswith(active))
+        return labels, opened
+
+    labels, opened = studio(scenario)
+    assert labels == ["1 Position", "2 Tablebase", "3 Solver"]
+    assert opened == {"1": "1 Position", "2": "2 Tablebase", "3": "3 Solver"}

@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable
 
 import pytest
-from textual.widgets import Select
+from textual.widgets import Input, Select
 
 from tui.app import XQStudioApp
 
@@ -138,18 +138,111 @@ def test_catalogue_with_a_chinese_collection_chosen(snap_compare, catalogue, siz
     assert snap_compare(XQStudioApp(), run_before=chosen, terminal_size=size)
 
 
-def test_catalogue_verdict_filter_open_80_by_24(snap_compare, catalogue):
+async def catalogue_ready(pilot) -> None:
+    await settled(pilot, lambda: getattr(pilot.app.screen, "db", None) is not None)
+
+
+@SIZES
+def test_catalogue_verdict_filter_open(snap_compare, catalogue, size):
     """Issue 38: the verdict filter open, its classes in their order (not every bound)."""
     async def opened(pilot):
-        await settled(pilot, lambda: getattr(pilot.app.screen, "db", None) is not None)
+        await catalogue_ready(pilot)
         pilot.app.screen.query_one("#catalogue-verdict", Select).focus()
         await pilot.press("enter")
         await settled(pilot)
 
-    assert snap_compare(XQStudioApp(), run_before=opened, terminal_size=(80, 24))
+    assert snap_compare(XQStudioApp(), run_before=opened, terminal_size=size)
+
+
+@SIZES
+def test_catalogue_with_no_results(snap_compare, catalogue, size):
+    """Issue 38: a search that matches nothing: "nothing matches", and no board or text in
+    the preview as if something were chosen."""
+    async def searched(pilot):
+        await catalogue_ready(pilot)
+        screen = pilot.app.screen
+        screen.query_one("#catalogue-search", Input).value = "no such entry"
+        await settled(pilot, lambda: screen.page is not None and screen.page.total == 0)
+
+    assert snap_compare(XQStudioApp(), run_before=searched, terminal_size=size)
+
+
+def test_catalogue_board_shown_by_b_80_by_24(snap_compare, catalogue):
+    """Issue 38: at 80×24 b shows the highlighted entry's board in the list's place, its
+    description beside it."""
+    async def board_shown(pilot):
+        await catalogue_ready(pilot)
+        await pilot.press("b")
+        await settled(pilot)
+
+    assert snap_compare(XQStudioApp(), run_before=board_shown, terminal_size=(80, 24))
+
+
+@SIZES
+def test_solver_running(snap_compare, tmp_path, monkeypatch, size):
+    """Issue 38: a solve running, as it shows while the search works: its figures, and the
+    footer's x that cancels the search.  The search is held at fixed figures (a real one's
+    node counts and rates differ from run to run) until it is cancelled."""
+    from textual.worker import get_current_worker
+
+    from solver.search import Solver
+    from tui.widgets import solver_panel
+
+    monkeypatch.setenv("XQSTUDIO_TABLES", str(tmp_path))      # no tables: the search alone
+    real_run = Solver.run
+
+    def held_run(solver, max_moves, tree=False):
+        worker = get_current_worker()
+        panel = worker.node
+        panel.post_message(solver_panel._SearchProgress(1_234_567, 2.5, None))
+        while not (worker.is_cancelled or panel._cancel.is_set()):
+            time.sleep(0.02)
+        solver.cancel()
+        return real_run(solver, max_moves, tree)
+
+    monkeypatch.setattr(Solver, "run", held_run)
+
+    async def solving(pilot):
+        screen = pilot.app.screen
+        await pilot.press("3")                      # the Solver tab
+        screen.action_solve()
+        panel = screen.query_one(solver_panel.SolverPanel)
+        progress = panel.query_one("#solver-progress")
+        await settled_with_workers_running(
+            pilot, lambda: "1,234,567 nodes" in str(progress.render()))
+
+    assert snap_compare(XQStudioApp(ZHU_CANG_YUN_GUI), run_before=solving, terminal_size=size)
+
+
+async def settled_with_workers_running(pilot, shown: Callable[[], bool],
+                                       timeout: float = 60.0) -> None:
+    """Wait until ``shown()`` (a worker still running), then for animations and a refresh."""
+    deadline = time.monotonic() + timeout
+    while not shown():
+        assert time.monotonic() < deadline, "the screen did not settle"
+        await pilot.pause(0.05)
+    await pilot.wait_for_scheduled_animations()
+    await pilot.pause()
 
 
 def test_help_in_analyse_lists_the_tab_keys_80_by_24(snap_compare):
     """Issue 38: help (a page up from its end) says that 1 2 3 show the side panels' tabs."""
     assert snap_compare(XQStudioApp(start_mode="analyse"), press=["f1", "end", "pageup"],
                         terminal_size=(80, 24))
+
+
+def test_help_in_analyse_120_by_40(snap_compare):
+    """Issue 38: help over analyse mode at 120×40, from its start."""
+    assert snap_compare(XQStudioApp(start_mode="analyse"), press=["f1"],
+                        terminal_size=(120, 40))
+
+
+@SIZES
+def test_help_in_the_catalogue(snap_compare, catalogue, size):
+    """Issue 38: help over the catalogue, its section in view (b only below 120 columns)."""
+    async def helped(pilot):
+        await catalogue_ready(pilot)
+        await pilot.press("f1")
+        await settled(pilot)
+
+    assert snap_compare(XQStudioApp(), run_before=helped, terminal_size=size)

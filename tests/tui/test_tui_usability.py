@@ -187,7 +187,9 @@ def test_help_lists_every_binding_of_every_class(studio):
         for name, keys, back in (("set-up", ["e"], ["escape"]),
                                  ("practice", ["f4"], ["escape"]),
                                  ("draw practice", ["3", "t", "t", "f4"], ["escape"]),
-                                 ("catalogue", ["f2"], ["f3"])):
+                                 ("catalogue", ["f2"], ["f3"]),
+                                 # b: the board in the list's place, b the list again.
+                                 ("catalogue's board", ["f2", "b"], ["b", "f3"])):
             await pilot.press(*keys)
             await pilot.pause()
             texts[name] = await help_of_this_screen(pilot)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from textual.widgets import DataTable, Select
 
+from puzzles.catalogue import query
 from tui.app import XQStudioApp
 from tui.wide_text import display_width, fit_to_width
 
@@ -79,14 +80,16 @@ def test_the_result_columns_fit_chinese_places_and_the_title_takes_what_is_left(
         await pilot.pause()
         table = screen.query_one("#catalogue-results", DataTable)
         widths = {str(key.value): column.width for key, column in table.columns.items()}
-        return widths, table.size.width
+        return widths, table.size.width - table.styles.scrollbar_size_vertical
 
-    widths, table_width = drive(XQStudioApp(), scenario, (120, 40))
+    widths, room = drive(XQStudioApp(), scenario, (120, 40))
     assert widths["where"] == display_width("江湖四大名局:5") == 14
-    assert widths["verdict"] == 12              # "draw (rule-dependent)" cut to leave room
-    assert widths["title"] >= 12
-    # Every column shows, with one cell of padding either side, within the table.
-    assert sum(width + 2 for width in widths.values()) <= table_width
+    verdicts = [entry.verdict for entry in query(catalogue, collection="江湖四大名局").entries]
+    assert widths["verdict"] == max(map(display_width, verdicts))         # never cut
+    # The title takes what the mark, kind, length and verdict leave (one cell of padding
+    # either side of each); the reference lies beyond, reached by scrolling.
+    assert widths["title"] == room - sum(widths[key] + 2 for key in
+                                         ("done", "kind", "length", "verdict")) - 2
 
 
 def test_widths_are_counted_in_terminal_cells():

@@ -5,7 +5,8 @@ shown.  A move entered at an earlier ply that differs from the line's next move 
 rest of the line.
 
 Side panels: ``#side-panels`` is a :class:`tui.widgets.side_panels.SidePanels` (a
-``TabbedContent``) on the right with a "Position" tab.  Add a panel with
+``TabbedContent``) on the right with a "1 Position" tab (each tab's label starts with its
+key).  Add a panel with
 ``screen.query_one("#side-panels", TabbedContent).add_pane(TabPane(...))``; a panel
 follows the position shown with ``self.watch(self.screen, "board", callback)`` (the reactive
 ``board`` is a fresh copy each time, so it may be kept or changed freely).
@@ -82,12 +83,13 @@ class AnalyseScreen(Screen):
             with Vertical(id="analyse-side"):
                 yield StatusLine(id="status")
                 yield MoveList(id="move-list")
+                # Each tab's label starts with the key that shows it (the 1 2 3 bindings).
                 with SidePanels(id="side-panels"):
-                    with TabPane("Position", id="position-tab"):
+                    with TabPane("1 Position", id="position-tab"):
                         yield PositionPanel(id="position-panel")
-                    with TabPane("Tablebase", id="tablebase-tab"):
+                    with TabPane("2 Tablebase", id="tablebase-tab"):
                         yield TablebasePanel(id="tablebase-panel")
-                    with TabPane("Solver", id="solver-tab"):
+                    with TabPane("3 Solver", id="solver-tab"):
                         yield SolverPanel(id="solver-panel")
         yield Footer()
 
@@ -140,10 +142,7 @@ class AnalyseScreen(Screen):
         move_list = self.query_one("#move-list", MoveList)
         move_list.set_line(self._root, self._line, self._ply)
         move_list.border_title = f"Moves · {NOTATION_TITLES[move_list.notation]}"
-        detail = f"ply {self._ply}/{len(self._line)}"
-        repetition = self._repetition_note(board)
-        self.query_one("#status", StatusLine).show_position(
-            board, f"{detail} · {repetition}" if repetition else detail)
+        self._show_status(board)
         self.query_one("#position-panel", PositionPanel).show_position(board)
         for panel in (self.query_one("#tablebase-panel", TablebasePanel),
                       self.query_one("#solver-panel", SolverPanel)):
@@ -202,11 +201,23 @@ class AnalyseScreen(Screen):
                 self._ply += 1
         self._show()
 
+    def _show_status(self, board: Board) -> None:
+        """The status line at ``board``: the ply, and the repetition if there is one."""
+        detail = f"ply {self._ply}/{len(self._line)}"
+        repetition = self._repetition_note(board)
+        self.query_one("#status", StatusLine).show_position(
+            board, f"{detail} · {repetition}" if repetition else detail)
+
     @on(BoardView.Refused, "#board")
     def explain_refusal(self, event: BoardView.Refused) -> None:
         """A point that selects nothing, or a target the piece cannot reach: say why in the
-        status line (until the next move or step)."""
+        status line (until the next pick, move or step)."""
         self.query_one("#status", StatusLine).show_position(self._board_at_ply(), event.reason)
+
+    @on(BoardView.SelectionChanged, "#board")
+    def forget_refusal(self) -> None:
+        """A piece picked or put down: the reason an earlier pick was refused goes."""
+        self._show_status(self._board_at_ply())
 
     @on(BoardView.MoveEntered, "#board")
     def play_move(self, event: BoardView.MoveEntered | TablebasePanel.PlayMove) -> None:

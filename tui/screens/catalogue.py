@@ -50,7 +50,7 @@ from xiangqi.notation import write_move
 from xiangqi.output import MissingExtraError
 
 from ..diagram_export import export_diagram
-from ..wide_text import display_width
+from ..wide_text import WrappedText, display_width
 from ..widgets.board import BoardView
 from ..widgets.status_line import SIDE_NAMES
 from .draw_practice import DrawPracticeScreen
@@ -64,12 +64,13 @@ OPEN_GROUP = "catalogue-open"
 KIND_MARKS = {"example": "例", "composition": "局"}
 STIPULATIONS = {"checks": "连照杀 mate by checks", "win": "先胜 to win", "draw": "先和 to draw"}
 # Column keys and headers.  "✓": solved without help (a mastered pattern's name is marked so
-# too), "·": solved with help.  Columns fit the page's cells; where the table is too narrow
-# for that, the verdict and then the title are cut, down to SHRINK_FLOORS (the preview shows
-# them whole), and the rest scrolls sideways.
-COLUMNS = (("done", "✓"), ("kind", "kind"), ("title", "title"), ("where", "reference"),
-           ("length", "length"), ("verdict", "verdict"))
-SHRINK_FLOORS = (("verdict", 12), ("title", 12))
+# too), "·": solved with help.  Columns fit the page's cells.  Where the table is too narrow
+# for all of them, the title takes what is left after the mark, kind, length and verdict
+# (which are never cut) and wraps onto a second line, and the reference is reached by
+# scrolling right, one column a press.
+COLUMNS = (("done", "✓"), ("kind", "kind"), ("title", "title"), ("length", "length"),
+           ("verdict", "verdict"), ("where", "reference"))
+TITLE_FLOOR = 16                 # narrower than this, the title scrolls with the reference
 CELL_PADDING = 2                 # DataTable's default: a cell of one space either side
 # The verdict filter's classes, in this order, each matching the exact verdicts recorded
 # (``catalogue verify`` writes them, see puzzles.catalogue): a class groups a verdict with
@@ -134,19 +135,57 @@ def entry_length(entry: Entry, long: bool = False) -> str:
     return f"mate in {entry.moves}"
 
 
+class ResultsTable(DataTable):
+    """The catalogue's results: Right and Left scroll sideways by a whole column."""
+
+    BINDINGS = [
+        Binding("right", "scroll_by_column(1)", "Next column", show=False),
+        Binding("left", "scroll_by_column(-1)", "Previous column", show=False),
+    ]
+
+    def column_starts(self) -> list[int]:
+        """The x offset at which each column starts."""
+        starts, x = [], 0
+        for column in self.ordered_columns:
+            starts.append(x)
+            x += column.get_render_width(self)
+        return starts
+
+    def action_scroll_by_column(self, direction: int) -> None:
+        """Scroll so that the next (1) or previous (-1) column starts at the left edge."""
+        here = round(self.scroll_x)
+        starts = [x for x in self.column_starts() if x <= self.max_scroll_x] + [self.max_scroll_x]
+        targets = [x for x in starts if x > here] if direction > 0 \
+            else [x for x in starts if x < here]
+        if not targets:
+            self.app.bell()
+            return
+        self.scroll_to(x=min(targets) if direction > 0 else max(targets), animate=False)
+
+
 class CatalogueScreen(Screen):
-    """Search, filters and results on the left, the highlighted entry's board and
-    description on the right."""
+    """Search, filters and results, and the highlighted entry's board and description: side
+    by side from 120 columns; below that the description below the list, and the board in
+    place of the list while ``b`` shows it."""
 
     SUB_TITLE = "Catalogue"
     AUTO_FOCUS = "#catalogue-results"
+    # The classes the layout in app.tcss keys on.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
 
     BINDINGS = [
+        # Below 120 columns only: the board takes the list's place, and gives it back.
+        # First, so that the footer shows it at 80 columns.
+        Binding("b", "show_board", "Board"),
+        Binding("b", "show_list", "List"),
         Binding("enter", "open_in_analyse", "Open in analyse mode"),
         Binding("p", "practise", "Practise"),
         Binding("n", "next_puzzle", "Next puzzle"),
         Binding("slash", "focus_search", "Search"),
         Binding("d", "export_diagram", "Export diagram (SVG)", show=False),
+        # While the board hides the list, Up and Down still move through the results.
+        Binding("up", "move_cursor(-1)", "Previous entry", show=False),
+        Binding("down", "move_cursor(1)", "Next entry", show=False),
         # Priority: over the results table's own page keys, which scroll within the page.
         Binding("pagedown", "turn_page(1)", "Next page", priority=True),
         Binding("pageup", "turn_page(-1)", "Previous page", priority=True),
@@ -186,8 +225,8 @@ class CatalogueScreen(Screen):
                     yield Input(placeholder="Max moves", id="catalogue-max-moves",
                                 restrict=r"[0-9]*", max_length=3, compact=True)
                 yield Static("Opening the catalogue…", id="catalogue-count", markup=False)
-                yield DataTable(id="catalogue-results", cursor_type="row",
-                                zebra_stripes=True)
+                yield ResultsTable(id="catalogue-results", cursor_type="row",
+                                   zebra_stripes=True)
             with Vertical(id="catalogue-preview"):
                 yield BoardView(interactive=False, id="catalogue-board")
                 with VerticalScroll(id="catalogue-description-scroll"):
@@ -305,6 +344,7 @@ class CatalogueScreen(Screen):
         count.update(self._count_text())
         count.remove_class("-error")
         self._preview(self.highlighted())
+        self.refresh_bindings()             # "b" shows a board only if there is an entry
 
     def _fill_table(self, cursor_row: int) -> None:
         """Show the page's entries, the columns sized for this page and the table's width,
@@ -315,26 +355,31 @@ class CatalogueScreen(Screen):
         for entry in entries:
             solved, clean = self.solved.get((entry.kind, entry.id), (0, 0))
             rows.append(("✓" if clean else "·" if solved else "", KIND_MARKS[entry.kind],
-                         entry.title, entry_place(entry), entry_length(entry), entry.verdict))
+                         entry.title, entry_length(entry), entry.verdict, entry_place(entry)))
         widths = {key: max(display_width(cell) for cell in [label, *(row[index] for row in rows)])
                   for index, (key, label) in enumerate(COLUMNS)}
         room = table.size.width - table.styles.scrollbar_size_vertical
-        excess = sum(width + CELL_PADDING for width in widths.values()) - room
-        for key, floor in SHRINK_FLOORS:
-            cut = max(0, min(excess, widths[key] - floor))
-            widths[key] -= cut
-            excess -= cut
+        if sum(width + CELL_PADDING for width in widths.values()) > room:
+            beside_title = sum(width + CELL_PADDING for key, width in widths.items()
+                               if key not in ("title", "where"))
+            widths["title"] = min(widths["title"],
+                                  max(TITLE_FLOOR, room - beside_title - CELL_PADDING))
         # Columns are made afresh each time: a cleared table keeps its widest cells' widths.
         table.clear(columns=True)
         for key, label in COLUMNS:
             table.add_column(label, width=widths[key], key=key)
         for entry, cells in zip(entries, rows):
-            table.add_row(*cells, key=f"{entry.kind}:{entry.id}")
+            # A title wider than its column wraps: the row grows to show it whole.
+            wraps = display_width(entry.title) > widths["title"]
+            table.add_row(*cells[:2], WrappedText(Text(entry.title)) if wraps else entry.title,
+                          *cells[3:], key=f"{entry.kind}:{entry.id}",
+                          height=None if wraps else 1)
         if entries:
             table.move_cursor(row=cursor_row if 0 <= cursor_row < len(entries) else 0)
 
     def on_resize(self) -> None:
         """The title column takes the table's new width, known once the layout is redone."""
+        self.refresh_bindings()     # "b" works below 120 columns only
         def refill() -> None:
             if self.page is not None:
                 self._fill_table(self.query_one("#catalogue-results", DataTable).cursor_row)
@@ -380,15 +425,16 @@ class CatalogueScreen(Screen):
         self._preview(self.highlighted())
 
     def _preview(self, entry: Entry | None) -> None:
+        """Show ``entry``'s board and description; nothing at all when there is no entry."""
         board_view = self.query_one("#catalogue-board", BoardView)
         description = self.query_one("#catalogue-description", Static)
+        self.query_one("#catalogue-preview").set_class(entry is None, "-empty")
         if entry is None:
-            board_view.set_board(Board())
             description.update("")
             return
         board = Board(entry.fen)
         board_view.set_board(board)
-        description.update(self._describe(entry, board))
+        description.update(WrappedText(self._describe(entry, board)))
 
     def _describe(self, entry: Entry, board: Board) -> Text:
         """The entry's title, stipulation, solution (Chinese notation), description, source."""
@@ -397,16 +443,14 @@ class CatalogueScreen(Screen):
         pattern = self.patterns.get(entry.pattern) if entry.pattern else None
         if pattern is not None:
             text.append(f" · {pattern.name_en}")
-            progress = self.progress.get(pattern.id)
-            if progress is not None:
-                text.append(f"\n{self._progress_words(progress)}",
-                            style="bold green" if progress.mastered else "")
-        else:
-            text.append(f"\n{entry_reference(entry)} (id {entry.id}) · verdict: "
-                        f"{entry.verdict}")
         stipulation = STIPULATIONS.get(entry.stipulation, entry.stipulation)
         text.append(f"\n{SIDE_NAMES[board.turn]} to move · {stipulation} · "
                     f"{entry_length(entry, long=True)}")
+        text.append(f"\nVerdict: {entry.verdict} · {entry_reference(entry)} (id {entry.id})")
+        progress = self.progress.get(pattern.id) if pattern is not None else None
+        if progress is not None:
+            text.append(f"\n{self._progress_words(progress)}",
+                        style="bold green" if progress.mastered else "")
         analysis = draw_analysis(self.db, entry) if self.db is not None else None
         if analysis is not None:
             settled = analysis["settled_by"]
@@ -494,7 +538,39 @@ class CatalogueScreen(Screen):
             return
         self.notify(str(path), title="Diagram written", markup=False)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``b`` works below 120 columns only, as "Board" while the list shows and as "List"
+        while the board does."""
+        if action in ("show_board", "show_list"):
+            if action == "show_board" and self.highlighted() is None:
+                return False                # no entry, no board to show
+            return self.has_class("-narrow") and \
+                self.has_class("-board-shown") == (action == "show_list")
+        return True
+
+    def action_show_board(self) -> None:
+        self.add_class("-board-shown")
+        # The screen takes the keys (not the search box the focus would move on to), so
+        # that Up and Down move through the hidden results and b brings them back.
+        self.set_focus(None)
+        self.refresh_bindings()
+
+    def action_show_list(self) -> None:
+        self.remove_class("-board-shown")
+        self.refresh_bindings()
+        table = self.query_one("#catalogue-results", DataTable)
+        table.focus()
+        self.on_resize()            # the table was hidden: size its columns again
+
+    def action_move_cursor(self, step: int) -> None:
+        """Up and Down where the results table does not have them (its board is shown)."""
+        table = self.query_one("#catalogue-results", DataTable)
+        if table.row_count:
+            table.move_cursor(row=max(0, min(table.row_count - 1, table.cursor_row + step)))
+
     def action_focus_search(self) -> None:
+        if self.has_class("-board-shown"):
+            self.action_show_list()         # the search box is in the list's part
         self.query_one("#catalogue-search", Input).focus()
 
     def action_turn_page(self, direction: int) -> None:

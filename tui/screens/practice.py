@@ -132,6 +132,8 @@ class PracticeBase(Screen):
         self.wrong_tries = 0
         self.hints = 0                        # hint steps shown
         self.refuting = False                 # a wrong try and its refutation are shown
+        self._message = ("", "")              # the message shown, and its tone
+        self._refused_over: tuple[str, str] | None = None   # what a refusal covers
         self._cancel = threading.Event()      # set when the screen goes: stops the search
         self.db: sqlite_utils.Database | None = None   # where an entry's progress goes
 
@@ -218,8 +220,17 @@ class PracticeBase(Screen):
 
     @on(BoardView.Refused, "#practice-board")
     def explain_refusal(self, event: BoardView.Refused) -> None:
-        """A point that selects nothing, or a target the piece cannot reach: say why."""
+        """A point that selects nothing, or a target the piece cannot reach: say why, over
+        the message it covers until the next pick or move."""
+        covered = self._refused_over if self._refused_over is not None else self._message
         self._say(event.reason, "bad")
+        self._refused_over = covered
+
+    @on(BoardView.SelectionChanged, "#practice-board")
+    def forget_refusal(self) -> None:
+        """A piece picked or put down: the refusal goes, the message it covered is back."""
+        if self._refused_over is not None:
+            self._say(*self._refused_over)
 
     @on(BoardView.MoveEntered, "#practice-board")
     def judge_move(self, event: BoardView.MoveEntered) -> None:
@@ -233,6 +244,9 @@ class PracticeBase(Screen):
         board_view = self.query_one("#practice-board", BoardView)
         board_view.clear_marks()
         board_view.set_board(shown, event.move)
+        # What was said belongs to the position before the move (a hint, a refusal, the
+        # last answer): under "thinking…" the message waits for the answer to this move.
+        self._say("")
         self._ask(partial(self._judge, before, event.move))
 
     def _current_board(self) -> Board:
@@ -290,6 +304,8 @@ class PracticeBase(Screen):
 
     def _say(self, message: str, tone: str = "") -> None:
         """Show ``message``; ``tone`` "good" or "bad" colours it."""
+        self._message = (message, tone)
+        self._refused_over = None
         widget = self.query_one("#practice-message", Static)
         widget.update(message)
         widget.set_class(tone == "good", "-good")

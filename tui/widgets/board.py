@@ -296,6 +296,19 @@ class BoardView(Widget, can_focus=True):
         def control(self) -> BoardView:
             return self.board_view
 
+    class SelectionChanged(Message):
+        """The user picked a piece to move (``selected``, its point) or put it down (None):
+        what the host said about an earlier pick no longer holds."""
+
+        def __init__(self, board_view: BoardView, selected: int | None) -> None:
+            super().__init__()
+            self.board_view = board_view
+            self.selected = selected
+
+        @property
+        def control(self) -> BoardView:
+            return self.board_view
+
     class SquareActivated(Message):
         """Space or a click on a point of a non-interactive view (editors)."""
 
@@ -434,18 +447,24 @@ class BoardView(Widget, can_focus=True):
             self._selected = None
             self.post_message(self.MoveEntered(self, move))
         elif point == self._selected:
-            self._selected = None
+            self._select(None)
         elif piece is not None and piece.color == self._board.turn and any(
                 move.from_square == point for move in self._board.legal_moves):
-            self._selected = point
+            self._select(point)
         else:
             self.app.bell()
             self.post_message(self.Refused(self, refusal(self._board, self._selected, point)))
         self.refresh_bindings()
         self.refresh()
 
+    def _select(self, point: int | None) -> None:
+        """Pick up the piece on ``point`` (None: put it down) and tell the host."""
+        self._selected = point
+        self.post_message(self.SelectionChanged(self, point))
+
     def action_deselect(self) -> None:
-        self._selected = None
+        if self._selected is not None:
+            self._select(None)
         self.refresh_bindings()
         self.refresh()
 

@@ -587,8 +587,12 @@ class TablebasePanel(Widget, can_focus=True):
             built = ", ".join(worker.result["tables"]) or "nothing (the tables were there)"
             self._build_note = f"Built {built} in {worker.result['seconds']:.1f} s."
         elif isinstance(error, BuildCancelled):
-            self._build_note = ("Build cancelled: the unfinished table left no file; "
-                                "finished sub-tables are kept.")
+            # self.plan is still the build's: its tables that exist now were finished.
+            kept = [name for name in (self.plan.names if self.plan is not None else [])
+                    if table_path(self.directory, name).exists()]
+            finished = f"{', '.join(kept)} finished and kept; " if kept else ""
+            self._build_note = (f"Build cancelled: {finished}the unfinished table left no "
+                                "file.")
         elif isinstance(error, (BuildError, OSError)):
             self._build_note = f"Build failed: {error}"
         else:
