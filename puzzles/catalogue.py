@@ -102,6 +102,39 @@ DRAW_ANALYSES = "draw_analyses.tsv"
 COLLECTION_KEYS = {"shiqingyaqu": "适情雅趣", "jianghu": "江湖四大名局"}
 
 
+# How draw_analyses.tsv's ``table`` column records a missing table (solver.draw's
+# TableNeed.summary): "missing: ~666,860 s, 465.80 GiB", with " (does not fit)" when it needs
+# more memory than the analysing machine had.
+_MISSING_TABLE = re.compile(r"missing: ~([\d,.]+) s, ([\d,.]+) GiB( \(does not fit\))?")
+
+
+def table_words(material: str, table: str) -> str:
+    """A draw analysis's ``table`` column in a player's words: ``the table KNPPKPPAA is not
+    built (about 7.7 days and 465.8 GiB of memory: more than the analysing machine had)``.
+
+    >>> table_words("KNPKAA", "missing: ~600 s, 0.50 GiB")
+    'the table KNPKAA is not built yet (about 10 min and 512 MiB of memory to build)'
+    >>> table_words("KRKR", "present")
+    'the table KRKR decides it'
+    """
+    from solver.draw import duration_text, size_text
+
+    missing = _MISSING_TABLE.fullmatch(table)
+    if missing is not None:
+        seconds = float(missing.group(1).replace(",", ""))
+        memory = int(float(missing.group(2).replace(",", "")) * 2**30)
+        cost = f"about {duration_text(seconds)} and {size_text(memory)} of memory"
+        if missing.group(3):
+            return f"the table {material} is not built ({cost}: more than the analysing " \
+                "machine had)"
+        return f"the table {material} is not built yet ({cost} to build)"
+    if table == "present":
+        return f"the table {material} decides it"
+    if table == "no table":
+        return f"no table covers {material} (too many pieces to index)"
+    return table
+
+
 def load_draw_analyses(data_dir: Path = DATA_DIR) -> dict[tuple[str, int], dict]:
     """The draw studies' analyses (``benchmarks/analyse_draws.py --write``), by (collection
     title, number): verdict, what settled it, the drawing line and the traps."""

@@ -22,12 +22,13 @@ from dataclasses import dataclass
 
 import sqlite_utils
 
+from tablebases.material import Material
 from xiangqi import RED, Board, Move
 from xiangqi.notation import write_line, write_numbered_line
 from xiangqi.output import require, write_atomically
 from xiangqi.pieces import COLOR_NAMES
 
-from .catalogue import SOLVER_VERSION, TABLE_DRAW, CatalogueError, Entry, draw_analysis
+from .catalogue import SOLVER_VERSION, TABLE_DRAW, CatalogueError, Entry, draw_analysis, table_words
 
 SHEET_FORMATS = ("html", "pdf")
 
@@ -126,7 +127,9 @@ def _draw_notes(entry: Entry, draw: dict) -> list[str]:
     if draw.get("settled_by", "-") not in ("", "-"):
         notes.append(f"Settled by the {draw['settled_by']}.")
     elif draw.get("table", "").startswith("missing"):
-        notes.append(f"The deciding table is {draw['table']}.")
+        material = str(Material.from_board(Board(entry.fen)).canonical())
+        words = table_words(material, draw["table"])
+        notes.append(f"Not settled: {words}.")
     if draw.get("line_end"):
         notes.append(f"The drawing line ends: {draw['line_end']}.")
     board = Board(entry.fen)

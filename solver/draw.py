@@ -78,12 +78,12 @@ class TableNeed:
             return f"table {self.material} present"
         if self.error is not None:
             return f"no table for {self.material}: {self.error}"
-        size = f"about {_bytes(self.memory)} of memory"
+        size = f"about {size_text(self.memory)} of memory"
         if not self.fits:
             return (f"table {self.material} missing; it needs {size}, more than the "
-                    f"{_bytes(self.available)} available here")
+                    f"{size_text(self.available)} available here")
         return (f"table {self.material} missing; building it ({len(self.missing)} table(s)) "
-                f"takes about {_duration(self.seconds)} and {size} "
+                f"takes about {duration_text(self.seconds)} and {size} "
                 "(xqstudio tb build " + self.material + ", or --build-tables)")
 
 
@@ -180,13 +180,15 @@ class DrawAnalysis:
         return self.verdict in (DrawVerdict.RED_WINS, DrawVerdict.BLACK_WINS)
 
 
-def _bytes(count: int) -> str:
+def size_text(count: int) -> str:
+    """``465.8 GiB`` / ``12 MiB``: a table's memory, for users."""
     if count < 2**30:
         return f"{max(1, round(count / 2**20)):,} MiB"
     return f"{count / 2**30:,.1f} GiB"
 
 
-def _duration(seconds: float) -> str:
+def duration_text(seconds: float) -> str:
+    """``40 s`` / ``12 min`` / ``7.4 h`` / ``136 days``: a build's time, for users."""
     if seconds < 60:
         return f"{seconds:.0f} s"
     if seconds < 3600:

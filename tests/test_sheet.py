@@ -101,6 +101,11 @@ def test_soundness_notes_follow_the_verdicts(db):
     assert notes[0] == "Sound: the draw is proven by a tablebase (exact)."
     assert "Settled by the table KRKAABB." in notes and \
         "The drawing line ends: repetition." in notes
+    # A study its table would settle, too large to build: the table in a player's words.
+    [unsettled] = problems(db, [composition(db, "适情雅趣", 470)])
+    assert "Not settled: the table KNPPKPPPAA is not built (about 136 days and 8,229.1 GiB " \
+        "of memory: more than the analysing machine had)." in \
+        soundness_notes(unsettled.entry, unsettled.draw)
     [seven_stars] = problems(db, [composition(db, "江湖四大名局", 1)])
     notes = soundness_notes(seven_stars.entry, seven_stars.draw)
     assert notes[0].startswith("Unproven: whether a side forces a win within 20 moves")

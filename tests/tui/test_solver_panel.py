@@ -305,3 +305,19 @@ def test_a_draw_study_in_draw_mode(tmp_path):
     board = Board(fen)
     assert write_move(board, Move.from_iccs("a2c4"), "chinese") in report
     assert "Draw by repetition" in report and "26.2" in report
+
+
+def test_a_mate_whose_minimality_was_not_searched_says_why(tmp_path):
+    """No. 228: mate in 17 found at order 2; with the full-width searches at 6 and 10 moves
+    measured as if they grew 10,000-fold, 16 moves are not searched, and the panel says so."""
+    solver = Solver(Board(FENS[227]), "any", Limits(nodes=2_000_000))
+    solver.full_width_nodes.update({6: 1_000, 10: 10_000_000})
+    result = solver.run(30)
+    panel = panel_for(FENS[227], tmp_path, mode="any")
+    panel.result = result
+    skip = result.minimality_skip
+    assert skip is not None
+    assert str(panel._result_text()) == (
+        f"Mate in at most 17 (found at order 2; a shorter mate not searched for: a full-width "
+        f"search of 16 moves, estimated at {skip.estimated_nodes:,.0f} nodes, exceeds the "
+        f"{skip.nodes_left:,.0f} left)")

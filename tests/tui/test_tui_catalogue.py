@@ -61,7 +61,7 @@ def test_search_shows_the_hits_of_the_catalogue_query(catalogue, drive):
     everything, chinese, focused, english = drive(XQStudioApp(), scenario, SIZE)
     first_page = query(catalogue, limit=PAGE_SIZE)
     pages = -(-first_page.total // PAGE_SIZE)
-    assert everything[0] == f"1–{PAGE_SIZE} of {first_page.total} · page 1/{pages}"
+    assert everything[0] == f"1–{PAGE_SIZE} of {first_page.total} · page 1/{pages} (PgUp/PgDn)"
     assert everything[1] == [entry.title for entry in first_page.entries]
     hits = query(catalogue, text="马后炮")
     assert hits.total == 3
@@ -165,7 +165,7 @@ def test_pages_turn_with_page_down_and_up(catalogue, drive):
     for (count, titles, _), offset in ((third, 2 * PAGE_SIZE), (second, PAGE_SIZE), (first, 0)):
         page = query(catalogue, limit=PAGE_SIZE, offset=offset)
         assert count == (f"{offset + 1}–{offset + PAGE_SIZE} of {total} · page "
-                         f"{offset // PAGE_SIZE + 1}/{pages}")
+                         f"{offset // PAGE_SIZE + 1}/{pages} (PgUp/PgDn)")
         assert titles == [entry.title for entry in page.entries]
 
 

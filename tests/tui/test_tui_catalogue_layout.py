@@ -159,3 +159,25 @@ def test_the_wrapped_preview_keeps_english_words_whole():
     with console.capture() as captured:
         console.print(WrappedText(Text("马后炮，the rook checks while the king holds")))
     assert captured.get().splitlines() == ["马后炮，the rook", "checks while the", "king holds"]
+
+
+def test_narrowed_again_after_a_wide_window_the_list_comes_first(catalogue, drive):
+    """The board shown at 80 columns, the window widened to 120 (both side by side) and
+    narrowed again: the list is back, not the board alone."""
+    async def scenario(pilot):
+        screen = await catalogue_opened(pilot)
+        await pilot.press("b")
+        await pilot.pause()
+        board_alone = visible(screen, "#catalogue-board") and \
+            not visible(screen, "#catalogue-results")
+        await pilot.resize_terminal(120, 40)
+        await pilot.pause(0.2)
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause(0.2)
+        return board_alone, visible(screen, "#catalogue-results"), \
+            visible(screen, "#catalogue-board"), screen_lines(pilot.app)[-1]
+
+    board_alone, list_shown, board_shown, footer = drive(XQStudioApp(), scenario, (80, 24))
+    assert board_alone
+    assert list_shown and not board_shown
+    assert "b Board" in footer

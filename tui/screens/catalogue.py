@@ -42,9 +42,11 @@ from puzzles.catalogue import (
     open_catalogue,
     pattern_progress,
     query,
+    table_words,
 )
 from puzzles.paths import default_database
 from puzzles.sheet import heading
+from tablebases.material import Material
 from xiangqi import BLACK, Board, Move
 from xiangqi.notation import write_move
 from xiangqi.output import MissingExtraError
@@ -54,7 +56,7 @@ from ..wide_text import WrappedText, display_width
 from ..widgets.board import BoardView
 from ..widgets.status_line import SIDE_NAMES
 from .draw_practice import DrawPracticeScreen
-from .practice import PracticeScreen, numbered_words
+from .practice import PracticeScreen, numbered_words, plural
 
 if TYPE_CHECKING:
     from ..app import XQStudioApp
@@ -130,8 +132,8 @@ def entry_length(entry: Entry, long: bool = False) -> str:
         return "a draw as set (its table)" if long else "draw"
     if entry.moves is None:
         plies = len(entry.main_line_zh.split())
-        return f"drawing line of {plies} plies" if long and entry.stipulation == "draw" \
-            and plies else "—"
+        return f"drawing line of {plural(plies, 'ply', 'plies')}" if long and \
+            entry.stipulation == "draw" and plies else "—"
     return f"mate in {entry.moves}"
 
 
@@ -187,8 +189,10 @@ class CatalogueScreen(Screen):
         Binding("up", "move_cursor(-1)", "Previous entry", show=False),
         Binding("down", "move_cursor(1)", "Next entry", show=False),
         # Priority: over the results table's own page keys, which scroll within the page.
-        Binding("pagedown", "turn_page(1)", "Next page", priority=True),
-        Binding("pageup", "turn_page(-1)", "Previous page", priority=True),
+        # Out of the footer (at 80 columns it would push Help and Quit off the line); the
+        # count line above the results names them, and help lists them.
+        Binding("pagedown", "turn_page(1)", "Next page", priority=True, show=False),
+        Binding("pageup", "turn_page(-1)", "Previous page", priority=True, show=False),
     ]
 
     def __init__(self) -> None:
@@ -380,6 +384,10 @@ class CatalogueScreen(Screen):
     def on_resize(self) -> None:
         """The title column takes the table's new width, known once the layout is redone."""
         self.refresh_bindings()     # "b" works below 120 columns only
+        if self.app.size.width >= 120:
+            # Side by side the board is always shown: back below 120, the list comes first.
+            self.remove_class("-board-shown")
+
         def refill() -> None:
             if self.page is not None:
                 self._fill_table(self.query_one("#catalogue-results", DataTable).cursor_row)
@@ -392,7 +400,7 @@ class CatalogueScreen(Screen):
         last = page.offset + len(page.entries)
         pages = -(-page.total // PAGE_SIZE)
         return (f"{page.offset + 1}–{last} of {page.total} · page "
-                f"{page.offset // PAGE_SIZE + 1}/{pages}")
+                f"{page.offset // PAGE_SIZE + 1}/{pages}" + (" (PgUp/PgDn)" if pages > 1 else ""))
 
     def _show_problem(self, message: str) -> None:
         self.page = None
@@ -456,7 +464,8 @@ class CatalogueScreen(Screen):
             settled = analysis["settled_by"]
             text.append(f"\nSettled by: {settled}" if settled not in ("", "-")
                         else "\nNot settled within the analysis's budget")
-            text.append(f" (table: {analysis['table']})")
+            material = str(Material.from_board(board).canonical())
+            text.append(f" ({table_words(material, analysis['table'])})")
             for trap in analysis["traps"][:4]:
                 move = write_move(board, Move.from_iccs(trap["move"]), "chinese")
                 after = board.copy(stack=False)

@@ -661,7 +661,9 @@ class SolverPanel(Widget, can_focus=True):
         found = "" if result.order is None or result.mode == "checks" else \
             f"found at {order_name(result.order)}"
         if result.verdict == "mate" and not result.exact:
-            why = "; ".join(part for part in (found, "a shorter mate not ruled out") if part)
+            shorter = "a shorter mate not ruled out" if result.minimality_skip is None else \
+                f"a shorter mate not searched for: {result.minimality_skip.text()}"
+            why = "; ".join(part for part in (found, shorter) if part)
             return Text(f"Mate in at most {result.length} ({why})", style="green")
         if result.verdict == "mate":
             kind = "every move a check" if result.mode == "checks" else "quiet moves allowed"
