@@ -192,3 +192,22 @@ def test_quit_cancels_the_palette_search(studio):
 
     code, states = studio(scenario)
     assert code in (0, None) and all(state in ("CANCELLED", "SUCCESS") for state in states)
+
+
+def test_every_footer_starts_with_help_and_quit_at_80_by_24(studio):
+    """Textual lists the focused widget's keys first and the app's last: at 80 columns Help
+    and Quit fell off the end of the analyse and catalogue footers."""
+    from tests.tui.test_tui_wide_text import screen_lines
+
+    async def scenario(pilot):
+        footers = {"board": screen_lines(pilot.app)[-1]}
+        await pilot.press("3")                       # the solver panel's keys
+        await pilot.pause()
+        footers["solver"] = screen_lines(pilot.app)[-1]
+        await pilot.press("f2")                      # the catalogue
+        await pilot.pause(0.5)
+        footers["catalogue"] = screen_lines(pilot.app)[-1]
+        return footers
+
+    for where, footer in studio(scenario, size=(80, 24)).items():
+        assert footer.split()[:4] == ["?", "Help", "^q", "Quit"], (where, footer)

@@ -19,7 +19,6 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.reactive import var
-from textual.screen import Screen
 from textual.widgets import Footer, Header, TabPane
 
 from xiangqi import Board, Move
@@ -36,9 +35,10 @@ from ..widgets.solver_panel import SolverPanel
 from ..widgets.status_line import StatusLine
 from ..widgets.tablebase_panel import TablebasePanel
 from .fen_dialog import FenDialog
+from .studio_screen import StudioScreen
 
 
-class AnalyseScreen(Screen):
+class AnalyseScreen(StudioScreen[None]):
     """The board, the move list, the status line and the side panels."""
 
     SUB_TITLE = "Analyse"

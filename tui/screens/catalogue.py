@@ -21,7 +21,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Select, Static
 from textual.widgets.select import NoSelection
 from textual.worker import Worker, WorkerState
@@ -57,6 +56,7 @@ from ..widgets.board import BoardView
 from ..widgets.status_line import SIDE_NAMES
 from .draw_practice import DrawPracticeScreen
 from .practice import PracticeScreen, numbered_words, plural
+from .studio_screen import StudioScreen
 
 if TYPE_CHECKING:
     from ..app import XQStudioApp
@@ -165,7 +165,7 @@ class ResultsTable(DataTable):
         self.scroll_to(x=min(targets) if direction > 0 else max(targets), animate=False)
 
 
-class CatalogueScreen(Screen):
+class CatalogueScreen(StudioScreen[None]):
     """Search, filters and results, and the highlighted entry's board and description: side
     by side from 120 columns; below that the description below the list, and the board in
     place of the list while ``b`` shows it."""

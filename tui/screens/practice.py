@@ -34,7 +34,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
-from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Header, Static
 from textual.worker import Worker, WorkerState
@@ -51,6 +50,7 @@ from ..repetition import announce, judge, status_note
 from ..widgets.board import BoardView
 from ..widgets.move_list import MoveList
 from ..widgets.status_line import SIDE_NAMES, StatusLine
+from .studio_screen import StudioScreen
 
 SEARCH_SECONDS = 10.0
 """Time for each question to the solver (judge a move, defend, hint, solve the start)."""
@@ -99,7 +99,7 @@ def plural(count: int, word: str, words: str | None = None) -> str:
     return f"{count} {word if count == 1 else words or word + 's'}"
 
 
-class PracticeBase(Screen):
+class PracticeBase(StudioScreen[None]):
     """What the practice screens share: the board beside the problem, the messages, the score
     and the moves; the thinking worker that runs every solver question off the UI thread;
     a move entered on the board shown at once and judged in the worker (``_judge``, which the

@@ -17,7 +17,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from xiangqi import BLACK, KING, RED, Board, FenError, Piece, square, square_file, square_rank
@@ -27,6 +26,7 @@ from xiangqi.pieces import mirror_square
 from ..widgets.board import BoardView
 from ..widgets.piece_palette import PiecePalette
 from ..widgets.status_line import SIDE_NAMES, describe_position
+from .studio_screen import StudioScreen
 
 RED_LETTERS = "KABNRCPHE"
 
@@ -34,7 +34,7 @@ _HINT = ("Type K A B N R C P (or H, E) for Red, lower case for Black. Space or a
          "the pen piece on the cursor point. Enter opens the position, Escape cancels.")
 
 
-class SetupScreen(Screen[Board | None]):
+class SetupScreen(StudioScreen[Board | None]):
     """Place pieces on an empty or given board and check the position as it changes."""
 
     SUB_TITLE = "Set up a position"
