@@ -239,12 +239,18 @@ def test_catalogue_snapshot(catalogue, snap_compare):
 
 
 def test_a_win_that_its_table_shows_drawn_reads_as_a_draw(catalogue):
-    """《适情雅趣》 No. 549 (K C A vs K P, titled a win): the results' length column says
-    draw and the preview says why, in place of a mate length it does not have."""
+    """《适情雅趣》 No. 549 (K C A vs K P, titled a win): the verdict column says "table
+    draw", the length column has no mate length ("—", as for any entry without one) and the
+    preview says why.  A draw study's length is its drawing line, in plies."""
     from tui.screens.catalogue import entry_length
 
     drawn = query(catalogue, collection="适情雅趣", verdict="table draw", limit=None).entries
     assert 549 in [entry.number for entry in drawn] and len(drawn) >= 10
     entry = next(entry for entry in drawn if entry.number == 549)
     assert (entry_length(entry), entry_length(entry, long=True)) == (
-        "draw", "a draw as set (its table)")
+        "—", "a draw as set (its table)")
+    study = next(entry for entry in query(catalogue, verdict="draw", limit=None).entries
+                 if entry.stipulation == "draw" and entry.main_line_zh)
+    plies = len(study.main_line_zh.split())
+    assert (entry_length(study), entry_length(study, long=True)) == (
+        f"{plies} plies", f"drawing line of {plies} plies")

@@ -119,9 +119,10 @@ def entry_place(entry: Entry) -> str:
 
 
 def entry_length(entry: Entry, long: bool = False) -> str:
-    """``mate in N``, or "—"; the preview (``long``) gives a draw study's line in plies.  A
-    refuted composition's length is the other side's mate (``Black mates in 8``); a win
-    that its own table shows drawn is a draw, however long."""
+    """The length column: what is known of the length, in the units of the stipulation —
+    ``mate in N``; a refuted composition's mate for the other side (``lost in 8``, in the
+    preview ``Black mates in 8``); a draw study's drawing line (``21 plies``); "—" when no
+    length is known (a win its own table shows drawn: the verdict column says "table draw")."""
     if entry.verdict.startswith("refuted") and entry.moves is not None:
         other = SIDE_NAMES[1 - Board(entry.fen).turn]
         exact = entry.verdict == "refuted"      # else "refuted within N"
@@ -129,11 +130,13 @@ def entry_length(entry: Entry, long: bool = False) -> str:
             return f"{other} mates in {'' if exact else 'at most '}{entry.moves}"
         return f"lost in {'' if exact else '≤'}{entry.moves}"
     if entry.verdict == TABLE_DRAW:
-        return "a draw as set (its table)" if long else "draw"
+        return "a draw as set (its table)" if long else "—"
     if entry.moves is None:
         plies = len(entry.main_line_zh.split())
-        return f"drawing line of {plural(plies, 'ply', 'plies')}" if long and \
-            entry.stipulation == "draw" and plies else "—"
+        if entry.stipulation == "draw" and plies:
+            counted = plural(plies, "ply", "plies")
+            return f"drawing line of {counted}" if long else counted
+        return "—"
     return f"mate in {entry.moves}"
 
 
