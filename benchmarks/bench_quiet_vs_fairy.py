@@ -60,16 +60,23 @@ def read_rows(path: Path) -> tuple[list[str], dict[int, dict[str, str]]]:
     return header, rows
 
 
-def summary(rows: dict[int, dict[str, str]]) -> str:
+def summary(rows: dict[int, dict[str, str]], moves: int = 30) -> str:
+    """The counts of a run: found by each, by both, by one only.  Fairy-Stockfish's mates
+    longer than the bound (``go mate 30`` may answer ``mate 58``) are counted apart: ours
+    searches within the bound only."""
     ours = {n for n, row in rows.items() if row["ours"] == "mate"}
-    fsf = {n for n, row in rows.items() if row["fsf_mate"] not in ("", "none")
-           and int(row["fsf_mate"]) > 0}
+    claims = {n: int(row["fsf_mate"]) for n, row in rows.items()
+              if row["fsf_mate"] not in ("", "none") and int(row["fsf_mate"]) > 0}
+    fsf = {n for n, mate in claims.items() if mate <= moves}
+    beyond = sorted(n for n, mate in claims.items() if mate > moves)
     exact = sum(rows[n]["ours_exact"] == "yes" for n in ours)
     ours_time = sum(float(row["ours_seconds"]) for row in rows.values())
     fsf_time = sum(float(row["fsf_seconds"]) for row in rows.values())
     return "\n".join([
         f"{len(rows)} problems: ours found {len(ours)} ({exact} exact), "
-        f"Fairy-Stockfish {len(fsf)}; both {len(ours & fsf)}",
+        f"Fairy-Stockfish {len(fsf)} within {moves} moves; both {len(ours & fsf)}",
+        "Fairy-Stockfish beyond the bound: " + (", ".join(
+            f"{n} (mate {claims[n]})" for n in beyond) or "none"),
         "only ours: " + (", ".join(map(str, sorted(ours - fsf))) or "none"),
         "only Fairy-Stockfish: " + (", ".join(map(str, sorted(fsf - ours))) or "none"),
         f"time in all: ours {ours_time:.0f} s, Fairy-Stockfish {fsf_time:.0f} s"])
@@ -87,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tables", default="", help="our tablebase directory (default none)")
     args = parser.parse_args(argv)
     if args.summary:
-        print(summary(read_rows(args.summary)[1]))
+        print(summary(read_rows(args.summary)[1], args.moves))
         return 0
     if not args.engine:
         print("bench_quiet_vs_fairy: skipped (no engine: give --engine PATH or "
@@ -146,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
                     os.fsync(out.fileno())
     finally:
         engine.close()
-    print(summary(done))
+    print(summary(done, args.moves))
     return 0
 
 
