@@ -401,13 +401,15 @@ class Solver:
     def _fits_budget(self, board: Board,
                      bound: int) -> tuple[MinimalitySkip | None, int | None]:
         """May the full-width search at ``bound`` (of the root ``board``) run?  Yes with no
-        budget or a bound of at most 2 (those cost next to nothing), else if its
+        budget or a bound below the second of :data:`MEASURED_BOUNDS` (there is nothing to
+        extrapolate from, and such searches cost little: a mate in 4 whose 3 moves were left
+        unsearched came out "mate within 4"), else if its
         :meth:`full_width_estimate` is at most the nodes left.  The bounds that estimate
         needs are searched first (smallest first), each within MEASURE_SHARE of the budget;
         one that runs out of its share is taken as a sign that ``bound`` is out of reach.
         Returns (why not, or None if it may; the length of a mate that a measuring search
         proved shorter than ``bound`` + 1, or None)."""
-        if self.nodes_left() is None or bound <= 2:
+        if self.nodes_left() is None or bound <= MEASURED_BOUNDS[1]:
             return None, None
         for step in [b for b in MEASURED_BOUNDS if b < bound][-2:]:
             if step in self.full_width_nodes:

@@ -88,3 +88,14 @@ def test_the_command_line_says_why_the_mate_is_not_proven_shortest():
     skipped = document["minimality_skipped"]
     assert skipped["bound"] == 16 and skipped["estimated_nodes"] > skipped["nodes_left"]
     assert document["nodes"] < 1_000_000 and document["line_complete"]
+
+
+def test_a_short_mate_is_proven_shortest_within_a_small_budget():
+    """A mate in 4 found at a λ order: its 3 moves have only one measured bound below them (2),
+    nothing to extrapolate from, so they are searched, not skipped (the kill-pattern example
+    moon-from-sea-bottom came out "mate within 4" with 235,000 nodes left)."""
+    fen = "3CR4/3k5/9/9/3r5/9/9/p8/9/5K3 w - - 0 1"
+    result = Solver(Board(fen), "any", Limits(nodes=300_000)).run(4)
+    assert (result.verdict, result.length, result.exact) == ("mate", 4, True)
+    assert result.minimality_skip is None
+    assert replay(fen, result.main_line).is_checkmate()
