@@ -78,7 +78,8 @@ def format_histogram(histogram_: dict[int, int], width: int = 40) -> list[str]:
     if not histogram_:
         return ["  (none)"]
     top = max(histogram_.values())
-    return [f"  {plies:>4} plies {count:>12,} {'#' * max(1, round(width * count / top))}"
+    return [f"  {plies:>4} {'ply  ' if plies == 1 else 'plies'} {count:>12,} "
+            f"{'#' * max(1, round(width * count / top))}"
             for plies, count in sorted(histogram_.items())]
 
 

@@ -56,3 +56,16 @@ def test_judge_takes_several_moves_in_one_quoted_argument(capsys):
     assert main(["position", "judge", fen, "a7a9 e9e8", "a9a7", "--json"]) == 0
     document = json.loads(capsys.readouterr().out)
     assert [row["move"] for row in document["moves"]] == ["a7a9", "e9e8", "a9a7"]
+
+
+# -- b) a histogram's one-ply row ---------------------------------------------------------------
+
+def test_the_histogram_says_one_ply(capsys, tmp_path):
+    """K R vs K: Red mates in one ply from 1,350 positions; the row says "1 ply"."""
+    assert main(["tb", "build", "KRK", "--tables", str(tmp_path)]) == 0
+    capsys.readouterr()
+    status, out, _ = run(capsys, "tb", "stats", "KRK", "--tables", str(tmp_path))
+    assert status == 0
+    rows = [line.split() for line in out.splitlines() if line.strip().startswith("1 pl")]
+    assert rows and all(row[:2] == ["1", "ply"] for row in rows)
+    assert ["1", "ply", "1,350"] == rows[0][:3]
