@@ -32,7 +32,7 @@ from tablebases.format import build_info_path, read_header, table_path
 from tablebases.material import Material
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from compare_tables import table_differences  # noqa: E402
+from compare_tables import table_differences
 
 
 def timed_build(material: str, directory: Path, threads: int, verify: bool,

@@ -14,11 +14,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from puzzles.catalogue import composition_numbers  # noqa: E402
-from solve_collection import problems  # noqa: E402
-from solver import Limits  # noqa: E402
-from solver.refute import refute  # noqa: E402
-from xiangqi import Board  # noqa: E402
+from puzzles.catalogue import composition_numbers
+from solve_collection import problems
+from solver import Limits
+from solver.refute import refute
+from xiangqi import Board
 
 
 def main(argv: list[str] | None = None) -> None:

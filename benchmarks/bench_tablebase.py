@@ -91,7 +91,7 @@ def build_in_child(material: str, directory: Path,
             start = time.perf_counter()
             summary = build(material, directory, threads=threads, log=lambda line: None)
             payload = {"summary": summary, "elapsed": time.perf_counter() - start}
-        except BaseException as error:   # noqa: BLE001 - reported by the parent
+        except BaseException as error:   # reported by the parent
             payload = {"error": f"{type(error).__name__}: {error}"}
         with os.fdopen(write, "w") as out:
             json.dump(payload, out)

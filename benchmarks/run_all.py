@@ -6,11 +6,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import bench_legal_moves  # noqa: E402
-import bench_perft  # noqa: E402
-import bench_rules  # noqa: E402
-import bench_tablebase  # noqa: E402
-import bench_vs_fairy  # noqa: E402
+import bench_legal_moves
+import bench_perft
+import bench_rules
+import bench_tablebase
+import bench_vs_fairy
 
 
 def main() -> None:

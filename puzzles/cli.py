@@ -436,7 +436,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
                 verify_on_cluster(client, compositions, budget, report)
         except ClusterError as error:
             return _fail(args, f"{error} (no verdict written)")
-        except Exception as error:              # noqa: BLE001 - a task's failure, reported
+        except Exception as error:              # a task's failure, reported
             return _fail(args, f"a composition's task failed: {type(error).__name__}: "
                                f"{error} (no verdict written)")
     else:

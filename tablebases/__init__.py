@@ -10,7 +10,7 @@ import os
 # CPU s, and the wall time too).  A policy the user set wins.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from ._probe import LeafProber  # noqa: E402
+from ._probe import LeafProber
 from .format import CorruptTableError, TablebaseError
 from .material import Material, MaterialError
 from .probe import MissingTableError, Tablebase, TableValue, describe, open_tablebase

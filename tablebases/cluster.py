@@ -318,7 +318,7 @@ def build_on_cluster(client: Any, materials: Sequence[str], directory: Path | st
                                  "the same command resumes") from None
             except BuildError as error:
                 raise BuildError(f"{name} (on the cluster): {error}") from None
-            except Exception as error:              # noqa: BLE001 - reported with the table
+            except Exception as error:              # reported with the table
                 raise BuildError(f"{name} (on the cluster): {type(error).__name__}: "
                                  f"{error}") from None
             results[name] = result

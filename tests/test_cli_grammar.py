@@ -12,12 +12,13 @@ import pytest
 from tui.cli import main
 from xiangqi import STARTING_FEN
 
-DATA = Path(__file__).parent / "data"
+# 《适情雅趣》, the copy the catalogue ships.
+BOOK = Path(__file__).resolve().parent.parent / "puzzles" / "data" / "shiqingyaqu551.fen"
 ROOK_MATES = "3k5/9/9/9/9/9/9/9/9/R3K4 w"      # cooked: Ra0-a8 and Ra0-d0 both mate at once
 KRK = "3k5/9/9/9/9/9/9/9/9/R3K4 w"
 BAD_FEN = "4k4/9/9/9/9/9/9/9/9/4K4 w"          # the kings face each other
 CHECKS_PROBLEM = re.findall(r'\[FEN "([^"]+)"\]',
-                            (DATA / "shiqingyaqu551.fen").read_text(encoding="utf-8-sig"))[0]
+                            (BOOK).read_text(encoding="utf-8-sig"))[0]
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:

@@ -127,7 +127,7 @@ def test_two_clients_asking_for_the_same_tables_build_each_once(client, serial, 
     def run(name, who):
         try:
             results[name] = build_on_cluster(who, ["KRKAB"], tmp_path, log=_quiet)
-        except BaseException as error:     # noqa: BLE001 - reported below
+        except BaseException as error:     # reported below
             errors.append(error)
 
     try:

@@ -21,13 +21,14 @@ from tui.engine import UCI, Engine, GoRequest, parse_go
 from xiangqi import Board
 
 VARIANT = "xiangqi"
-DATA = Path(__file__).parent / "data"
+# 《适情雅趣》, the copy the catalogue ships.
+BOOK = Path(__file__).resolve().parent.parent / "puzzles" / "data" / "shiqingyaqu551.fen"
 KRKA_WIN = "3k5/4a4/9/9/9/9/9/9/9/4K3R w - - 0 1"       # Red wins (table KRKA)
 KAK_DRAW = "3k5/9/9/9/9/9/9/9/4A4/4K4 w - - 0 1"        # a draw (table KAK)
 KRKAA_MATE3 = "3ak4/4a4/9/9/9/9/9/9/9/3K4R w - - 0 1"   # no table built: mate in 3 (solver)
 # 《适情雅趣》 No. 4: no mate is found for a long while, so a search is running when stop comes.
 HARD = re.findall(r'\[FEN "([^"]+)"\]',
-                  (DATA / "shiqingyaqu551.fen").read_text(encoding="utf-8-sig"))[3]
+                  (BOOK).read_text(encoding="utf-8-sig"))[3]
 REPLY_SECONDS = 30.0
 
 
@@ -273,7 +274,7 @@ def test_go_mate_is_answered_by_the_proof(uci):
 
 def test_go_mate_in_checks_mode_proves_a_continuous_check_mate(uci):
     fen = re.findall(r'\[FEN "([^"]+)"\]',
-                     (DATA / "shiqingyaqu551.fen").read_text(encoding="utf-8-sig"))[11]
+                     (BOOK).read_text(encoding="utf-8-sig"))[11]
     uci.send("setoption name MateMode value checks")
     lines, best, pv = search(uci, f"position fen {fen}", "go mate 5")
     assert score_of(lines) == "mate 5" and len(pv) == 9

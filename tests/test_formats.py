@@ -1,7 +1,7 @@
 """Problem and game files (puzzles.formats): FEN lists, PGN, DhtmlXQ and XQF.
 
 Round trips over random legal playouts from the start position and from the 适情雅趣
-positions (tests/data/shiqingyaqu551.fen), the known encodings of each format (the DhtmlXQ
+positions (puzzles/data/shiqingyaqu551.fen), the known encodings of each format (the DhtmlXQ
 start ``binit``, the XQF header bytes), hand-written files with comments, variations and
 traditional characters, and every kind of bad input: each raises FormatError naming the file
 and the line or byte offset.
@@ -23,7 +23,9 @@ from puzzles.formats.xqf import HEADER_SIZE, parse_xqf, write_xqf
 from xiangqi import STARTING_FEN, Board
 
 DATA = Path(__file__).parent / "data"
-SHIQING = DATA / "shiqingyaqu551.fen"
+# 《适情雅趣》, the copy the catalogue ships.
+BOOK = Path(__file__).resolve().parent.parent / "puzzles" / "data" / "shiqingyaqu551.fen"
+SHIQING = BOOK
 START_BINIT = "8979695949392919097717866646260600102030405060708012720323436383"
 
 

@@ -13,9 +13,10 @@ from tablebases import open_tablebase
 from tui.cli import main
 from xiangqi import Board
 
-DATA = Path(__file__).parent / "data"
+# 《适情雅趣》, the copy the catalogue ships.
+BOOK = Path(__file__).resolve().parent.parent / "puzzles" / "data" / "shiqingyaqu551.fen"
 FENS = re.findall(r'\[FEN "([^"]+)"\]',
-                  (DATA / "shiqingyaqu551.fen").read_text(encoding="utf-8-sig"))
+                  (BOOK).read_text(encoding="utf-8-sig"))
 # 《适情雅趣》 No. 267, titled 红先胜: as set, Black mates in 8 against every Red move.
 NO_267 = FENS[267 - 1]
 NO_267_REFUTATION = ("e6e7 d7d8 e7d7 d8d7 f7e5 d7e7 d9d1 a1a5 d1a1 a5a1 e0d0 a1a0 d0d1 h9h1 "

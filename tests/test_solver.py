@@ -15,11 +15,12 @@ from tablebases.material import Material
 from xiangqi import Board
 from xiangqi.fen import placement_fen
 
-DATA = Path(__file__).parent / "data"
+# 《适情雅趣》, the copy the catalogue ships.
+BOOK = Path(__file__).resolve().parent.parent / "puzzles" / "data" / "shiqingyaqu551.fen"
 
 
 def shiqingyaqu():
-    text = (DATA / "shiqingyaqu551.fen").read_text(encoding="utf-8-sig")
+    text = (BOOK).read_text(encoding="utf-8-sig")
     return re.findall(r'\[FEN "([^"]+)"\]', text)
 
 

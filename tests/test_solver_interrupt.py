@@ -8,11 +8,12 @@ import sys
 import time
 from pathlib import Path
 
-DATA = Path(__file__).parent / "data"
+# 《适情雅趣》, the copy the catalogue ships.
+BOOK = Path(__file__).resolve().parent.parent / "puzzles" / "data" / "shiqingyaqu551.fen"
 # 《适情雅趣》 No. 4: no quiet-move mate is found within a minute, so the search is running
 # when the signal comes.
 HARD = re.findall(r'\[FEN "([^"]+)"\]',
-                  (DATA / "shiqingyaqu551.fen").read_text(encoding="utf-8-sig"))[3]
+                  (BOOK).read_text(encoding="utf-8-sig"))[3]
 
 
 def cpu_seconds(pid: int) -> float:

@@ -11,9 +11,10 @@ from solver.soundness import verify
 from tui.cli import main
 from xiangqi import Board
 
-DATA = Path(__file__).parent / "data"
+# 《适情雅趣》, the copy the catalogue ships.
+BOOK = Path(__file__).resolve().parent.parent / "puzzles" / "data" / "shiqingyaqu551.fen"
 FENS = re.findall(r'\[FEN "([^"]+)"\]',
-                  (DATA / "shiqingyaqu551.fen").read_text(encoding="utf-8-sig"))
+                  (BOOK).read_text(encoding="utf-8-sig"))
 ROOK_MATES = "3k5/9/9/9/9/9/9/9/9/R3K4 w"   # Ra0-a8 (困毙) and Ra0-d0 (将死) both win at once
 
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from fuzz_engine import fuzz_engine  # noqa: E402
-from fuzz_frontends import FRONT_END_HARNESSES  # noqa: E402
-from fuzz_harnesses import HARNESSES  # noqa: E402
+from fuzz_engine import fuzz_engine
+from fuzz_frontends import FRONT_END_HARNESSES
+from fuzz_harnesses import HARNESSES
 
 # The engine's seeded share runs in tests/test_engine_commands.py (with its figures).
 HARNESSES = {**HARNESSES, **FRONT_END_HARNESSES, "engine": fuzz_engine}

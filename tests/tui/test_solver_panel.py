@@ -18,9 +18,10 @@ from tui.widgets.solver_panel import SolverPanel
 from xiangqi import Board, Move
 from xiangqi.notation import write_move
 
-DATA = Path(__file__).parent.parent / "data"
+# 《适情雅趣》, the copy the catalogue ships.
+BOOK = Path(__file__).resolve().parent.parent.parent / "puzzles" / "data" / "shiqingyaqu551.fen"
 FENS = re.findall(r'\[FEN "([^"]+)"\]',
-                  (DATA / "shiqingyaqu551.fen").read_text(encoding="utf-8-sig"))
+                  (BOOK).read_text(encoding="utf-8-sig"))
 QI_TUN_GUAN_YOU = FENS[0]      # 适情雅趣 No. 1, 气吞关右: continuous-check mate in 7
 CHUN_LEI_JING_ZHE = FENS[6]    # No. 7, 春雷惊蛰: mate within 22 found fast, 20 proven in seconds
 # The published solution of No. 1, which the solver's main line follows move for move.
