@@ -117,13 +117,13 @@ def table_words(material: str, table: str) -> str:
     >>> table_words("KRKR", "present")
     'the table KRKR decides it'
     """
-    from solver.draw import duration_text, size_text
+    from xiangqi.quantities import duration_text, memory_text
 
     missing = _MISSING_TABLE.fullmatch(table)
     if missing is not None:
         seconds = float(missing.group(1).replace(",", ""))
         memory = int(float(missing.group(2).replace(",", "")) * 2**30)
-        cost = f"about {duration_text(seconds)} and {size_text(memory)} of memory"
+        cost = f"about {duration_text(seconds)} and {memory_text(memory)} of memory"
         if missing.group(3):
             return f"the table {material} is not built ({cost}: more than the analysing " \
                 "machine had)"

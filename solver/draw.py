@@ -39,6 +39,7 @@ from pathlib import Path
 from xiangqi import Board, Move
 from xiangqi.notation import write_numbered_line
 from xiangqi.pieces import COLOR_NAMES
+from xiangqi.quantities import duration_text, memory_text
 from xiangqi.rules import adjudicate, natural_limit, ruleset
 
 from ._dfpn import DISPROVEN, PROVEN, UNKNOWN
@@ -78,10 +79,10 @@ class TableNeed:
             return f"table {self.material} present"
         if self.error is not None:
             return f"no table for {self.material}: {self.error}"
-        size = f"about {size_text(self.memory)} of memory"
+        size = f"about {memory_text(self.memory)} of memory"
         if not self.fits:
             return (f"table {self.material} missing; it needs {size}, more than the "
-                    f"{size_text(self.available)} available here")
+                    f"{memory_text(self.available)} available here")
         return (f"table {self.material} missing; building it ({len(self.missing)} table(s)) "
                 f"takes about {duration_text(self.seconds)} and {size} "
                 "(xqstudio tb build " + self.material + ", or --build-tables)")
@@ -180,22 +181,6 @@ class DrawAnalysis:
         return self.verdict in (DrawVerdict.RED_WINS, DrawVerdict.BLACK_WINS)
 
 
-def size_text(count: int) -> str:
-    """``465.8 GiB`` / ``12 MiB``: a table's memory, for users."""
-    if count < 2**30:
-        return f"{max(1, round(count / 2**20)):,} MiB"
-    return f"{count / 2**30:,.1f} GiB"
-
-
-def duration_text(seconds: float) -> str:
-    """``40 s`` / ``12 min`` / ``7.4 h`` / ``136 days``: a build's time, for users."""
-    if seconds < 60:
-        return f"{seconds:.0f} s"
-    if seconds < 3600:
-        return f"{seconds / 60:.0f} min"
-    if seconds < 2 * 86400:
-        return f"{seconds / 3600:.1f} h"
-    return f"{seconds / 86400:,.0f} days"
 
 
 # -- tables --------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from xiangqi.pieces import legal_points
+from xiangqi.quantities import duration_text, memory_text
 from xiangqi.rules import NATURAL_LIMIT_PLIES
 
 from ._builder import (
@@ -213,7 +214,7 @@ def too_large_reason(material: Material) -> str | None:
     have = available_memory()
     if need > have:
         return (f"a table for {canonical} would have {2 * size:,} positions and need at least "
-                f"{need / 2**30:,.1f} GiB of memory ({have / 2**30:.1f} GiB available)")
+                f"{memory_text(need)} of memory ({memory_text(have)} available)")
     return None
 
 
@@ -316,15 +317,15 @@ def build(materials: str | list[str], directory: Path | str, threads: int = 1,
         sub_sizes = [indexer_for(sub).size for sub in {s.canonical() for s in material.captures()}]
         need = memory_needed(material, indexer.size, sub_sizes)
         have = available_memory()
-        log(f"{name}: {indexer.size * 2:,} positions, needs about {need / 2**20:,.1f} MiB "
-            f"(available {have / 2**20:,.0f} MiB)")
+        log(f"{name}: {indexer.size * 2:,} positions, needs about {memory_text(need)} "
+            f"(available {memory_text(have)})")
         if need > have:
-            raise BuildError(f"{name} needs about {need / 2**30:.1f} GiB of memory but only "
-                             f"{have / 2**30:.1f} GiB is available")
+            raise BuildError(f"{name} needs about {memory_text(need)} of memory but only "
+                             f"{memory_text(have)} is available")
         estimate = estimated_seconds(indexer.size, threads,
                                      chase=attacks != AttackRules.RULES_CHECK, material=material)
-        when = "under a second" if estimate < 0.5 else f"{estimate:,.0f} s"
-        log(f"{name}: estimated {when} on {threads} {'thread' if threads == 1 else 'threads'}")
+        log(f"{name}: estimated {duration_text(estimate)} on {threads} "
+            f"{'thread' if threads == 1 else 'threads'}")
         if progress is not None and hasattr(progress, "start_table"):
             progress.start_table(name, estimate)
         if rebuild and name in requested:

@@ -54,6 +54,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from xiangqi.quantities import duration_text, memory_text
+
 from . import build as build_module
 from .build import (
     BuildError,
@@ -170,8 +172,8 @@ def plan_build(materials: Sequence[str], directory: Path | str, threads: int = 1
             raise BuildError(f"{material}: {error}") from None
         need = memory_needed(material, size, [])
         if max_memory is not None and need > max_memory:
-            raise ClusterError(f"{material} needs at least {need / 2**30:,.1f} GiB of memory but "
-                               f"no worker declares more than {max_memory / 2**30:,.1f} GiB")
+            raise ClusterError(f"{material} needs at least {memory_text(need)} of memory but "
+                               f"no worker declares more than {memory_text(max_memory)}")
         requested.append(material)
     order: list[Material] = []
     for material in requested:
@@ -279,9 +281,10 @@ def build_on_cluster(client: Any, materials: Sequence[str], directory: Path | st
     todo = [p for p in plans if p.build]
     for plan in todo:
         if plan.memory > max(declared):
-            raise ClusterError(f"{plan.name} needs about {plan.memory / 2**30:,.1f} GiB of memory "
-                               f"but no worker declares more than {max(declared) / 2**30:,.1f} "
-                               f"GiB ({MEMORY}); start a larger worker or use fewer")
+            raise ClusterError(f"{plan.name} needs about {memory_text(plan.memory)} of memory "
+                               f"but no worker declares more than "
+                               f"{memory_text(max(declared))} ({MEMORY}); start a larger "
+                               f"worker or use fewer")
     names = {str(Material.parse(t).canonical()) for t in materials}
     if rebuild:
         for plan in todo:
@@ -295,7 +298,7 @@ def build_on_cluster(client: Any, materials: Sequence[str], directory: Path | st
         return {}
     for plan in todo:
         log(f"{plan.name}: {plan.reason}; {plan.size * 2:,} positions, needs about "
-            f"{plan.memory / 2**20:,.1f} MiB, estimated {plan.estimate:,.0f} s")
+            f"{memory_text(plan.memory)}, estimated {duration_text(plan.estimate)}")
     client.subscribe_topic(EVENTS, monitor.event)
     levels = _bottom_levels(plans)
     futures: dict[str, Any] = {}

@@ -205,7 +205,11 @@ def test_every_footer_starts_with_help_and_quit_at_80_by_24(studio):
         await pilot.pause()
         footers["solver"] = screen_lines(pilot.app)[-1]
         await pilot.press("f2")                      # the catalogue
-        await pilot.pause(0.5)
+        for _ in range(300):                         # drawn within 30 s, even under load
+            await pilot.pause(0.1)
+            if type(pilot.app.screen).__name__ == "CatalogueScreen" \
+                    and screen_lines(pilot.app)[-1].strip():
+                break
         footers["catalogue"] = screen_lines(pilot.app)[-1]
         return footers
 

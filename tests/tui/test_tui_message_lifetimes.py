@@ -17,8 +17,9 @@ from tests.tui.test_tui_practice import practise_first_hit
 from tui.app import XQStudioApp
 from tui.widgets import tablebase_panel
 from tui.widgets.board import BoardView
-from tui.widgets.tablebase_panel import TablebasePanel, duration, plan_build
+from tui.widgets.tablebase_panel import TablebasePanel, plan_build
 from xiangqi import Board, Move, square
+from xiangqi.quantities import duration_text
 
 SIZE = (110, 34)
 
@@ -141,4 +142,4 @@ def test_a_cancelled_build_names_what_it_kept_and_estimates_what_is_left(tmp_pat
     left = plan_build(Material.from_board(Board(ROOK_MATE)), tmp_path, 1)
     assert left.names == ["KRK", "KRKA"]
     assert "Its sub-tables KRK are missing too." in after
-    assert f"Building takes {duration(left.seconds)} on 1 thread" in after
+    assert f"Building takes {duration_text(left.seconds, approximate=True)} on 1 thread" in after

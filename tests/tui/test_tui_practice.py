@@ -110,7 +110,9 @@ def test_a_right_move_keeps_the_mate_and_gets_the_longest_defence(example, drive
 @pytest.mark.slow
 def test_a_wrong_try_shows_the_refuting_defence_then_both_are_taken_back(example, drive,
                                                                          monkeypatch):
-    monkeypatch.setattr(practice_screen, "REFUTATION_SHOWN_SECONDS", 1.0)
+    # Long enough that the try and its refutation are still shown when the test reads them
+    # on a loaded machine (at 1 s, CI read the position already taken back).
+    monkeypatch.setattr(practice_screen, "REFUTATION_SHOWN_SECONDS", 4.0)
     start = Board(example.fen)
     practice = Practice(start, mode="checks")
     losing_check = next(move for move in sorted(practice.board.legal_moves, key=Move.iccs)
@@ -125,8 +127,8 @@ def test_a_wrong_try_shows_the_refuting_defence_then_both_are_taken_back(example
         board_view = screen.query_one("#practice-board", BoardView)
         async def until_taken_back() -> None:
             # The defence stays REFUTATION_SHOWN_SECONDS; on a busy machine the search
-            # before it takes longer, so wait for the board to take moves again (10 s at most).
-            for _ in range(100):
+            # before it takes longer, so wait for the board to take moves again (30 s at most).
+            for _ in range(300):
                 await pilot.pause(0.1)
                 if board_view.interactive:
                     return

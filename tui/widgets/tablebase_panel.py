@@ -51,6 +51,7 @@ from tablebases.stats import SideStats, table_stats
 from xiangqi import Board, Move
 from xiangqi.notation import NOTATIONS, write_move
 from xiangqi.pieces import COLOR_NAMES
+from xiangqi.quantities import duration_text, memory_text
 from xiangqi.rules import NATURAL_LIMIT_PLIES
 
 from .dtm_histogram import DtmHistogram
@@ -97,7 +98,8 @@ def plan_build(material: Material, directory: Path, threads: int) -> BuildPlan:
     have = available_memory()
     if need > have:
         raise TooLargeError(f"a table for {canonical} would have {2 * size:,} positions and "
-                            f"need about {_bytes(need)} of memory ({_bytes(have)} available)")
+                            f"need about {memory_text(need)} of memory "
+                            f"({memory_text(have)} available)")
     missing = []
     for table in canonical.build_order():
         if not table_path(directory, str(table)).exists():
@@ -111,22 +113,6 @@ def _memory_for(material: Material, size: int) -> int:
     return memory_needed(material, size, subs)
 
 
-def _bytes(count: float) -> str:
-    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if count >= scale:
-            return f"{count / scale:,.1f} {unit}"
-    return f"{count:.0f} bytes"
-
-
-def duration(seconds: float) -> str:
-    """A rough duration for estimates: ``under a second``, ``~40 s``, ``~12 min``, ``~3.5 h``."""
-    if seconds < 1:
-        return "under a second"
-    if seconds < 90:
-        return f"~{seconds:.0f} s"
-    if seconds < 5400:
-        return f"~{seconds / 60:.0f} min"
-    return f"~{seconds / 3600:.1f} h"
 
 
 RESULT_STYLES = {2: "green", 1: "green", 0: "yellow", -1: "red", -2: "red"}
@@ -213,7 +199,7 @@ class _BuildTracker:
             self.finished_estimate += self.estimate
             self.finished_seconds += now - self.table_start
         self.table, self.estimate, self.table_start = name, estimate, now
-        self._post(f"{name}: started, {duration(estimate)}", force=True)
+        self._post(f"{name}: started, {duration_text(estimate, approximate=True)}", force=True)
 
     def __call__(self, label: str, n: int, found: int) -> None:
         self._stop_if_cancelled()
@@ -239,7 +225,8 @@ class _BuildTracker:
                                       self.estimate, in_table, left)
         self.panel.post_message(_BuildProgress(
             elapsed, elapsed + remaining,
-            f"{text}\n{elapsed:.0f} s elapsed; {duration(remaining)} left (re-estimated)"))
+            f"{text}\n{elapsed:.0f} s elapsed; "
+            f"{duration_text(remaining, approximate=True)} left (re-estimated)"))
 
 
 class RankedMoves(DataTable):
@@ -445,8 +432,8 @@ class TablebasePanel(Widget, can_focus=True):
             text = (f"The table {canonical} is here but not its sub-tables {', '.join(others)}, "
                     "which value the captures.")
         threads = f"{self.threads} thread{'s' if self.threads != 1 else ''}"
-        text += (f"\nBuilding takes {duration(self.plan.seconds)} on {threads} and about "
-                 f"{_bytes(self.plan.memory)} of memory.")
+        text += (f"\nBuilding takes {duration_text(self.plan.seconds, approximate=True)} on "
+                 f"{threads} and about {memory_text(self.plan.memory)} of memory.")
         return Text(text)
 
     def _fill_moves(self) -> None:
@@ -536,7 +523,7 @@ class TablebasePanel(Widget, can_focus=True):
         self.query_one("#tb-build-bar", ProgressBar).update(total=max(plan.seconds, 1e-3),
                                                              progress=0)
         self.query_one("#tb-build-status", Static).update(
-            f"Building {', '.join(plan.names)}: {duration(plan.seconds)}. "
+            f"Building {', '.join(plan.names)}: {duration_text(plan.seconds, approximate=True)}. "
             "x or Esc cancels at the end of the current pass.")
         self._show_build_block()
         self.refresh_bindings()
