@@ -33,6 +33,9 @@ from .search import (
     DEFAULT_LAMBDA_ORDERS,
     DEFAULT_MAX_MOVES,
     DEFAULT_SEARCH_SECONDS,
+    DEFAULT_TABLE_BITS,
+    MAX_MOVES_BOUND,
+    TABLE_BITS_RANGE,
     Limits,
     Solver,
     SolverError,
@@ -42,7 +45,6 @@ from .search import (
 from .types import DEFAULT_DRAW_BOUND, STIPULATIONS, DrawVerdict, Mode, Stipulation, Verdict
 
 RULE_SETS = ("chinese", "asian")
-MAX_MOVES_BOUND = 10_000   # attacker moves; a larger bound would overflow the search's C ints
 
 
 def _open_tables(args: argparse.Namespace):
@@ -503,8 +505,10 @@ def _search_options(parser: argparse.ArgumentParser, per_search: bool = False) -
                         help=f"time budget{each} in seconds (0: none; default "
                              f"{DEFAULT_SEARCH_SECONDS:.0f}, for a draw analysis "
                              f"{DEFAULT_DRAW_SECONDS:.0f}; with --nodes alone, none)")
-    parser.add_argument("--table-bits", type=whole_number(2, 34), default=22,
-                        help="transposition table of 2^N entries, 32 bytes each (default 22)")
+    parser.add_argument("--table-bits", type=whole_number(*TABLE_BITS_RANGE),
+                        default=DEFAULT_TABLE_BITS,
+                        help="transposition table of 2^N entries, 32 bytes each (default "
+                             f"{DEFAULT_TABLE_BITS})")
     parser.add_argument("--orders", type=whole_number(1, MAX_ORDER), default=DEFAULT_LAMBDA_ORDERS,
                         help="quiet-move problems: λ orders tried before the full-width search "
                              f"(default {DEFAULT_LAMBDA_ORDERS}; order 1 = checks, order n = "

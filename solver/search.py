@@ -38,6 +38,11 @@ LINE_RESERVE = 0.15
 # within MEASURE_SHARE of the budget left.
 MEASURED_BOUNDS = (2, *FULL_WIDTH_STEPS)
 MEASURE_SHARE = 0.1
+# Attacker moves a query may ask for: a larger bound would overflow the search's C ints.
+MAX_MOVES_BOUND = 10_000
+# The transposition table: 2**bits entries of 32 bytes (2**22: 128 MiB), bits within the range.
+DEFAULT_TABLE_BITS = 22
+TABLE_BITS_RANGE = (2, 34)
 
 
 def order_name(order: int | None) -> str:
@@ -93,7 +98,7 @@ class Limits:
     """Budgets; running out of any gives the verdict "unknown", never "no mate"."""
     nodes: int = 0              # 0: no limit
     seconds: float = 0.0        # 0: no limit
-    table_bits: int = 22        # transposition table of 2**table_bits entries (32 bytes each)
+    table_bits: int = DEFAULT_TABLE_BITS    # transposition table of 2**table_bits entries
     # 单方面长将 (棋例 26.1): a defender who can escape only by checking for ever must deviate,
     # so such a repetition counts as a win for the attacker.  Off: every repetition is a draw.
     perpetual_check_rule: bool = True
@@ -116,8 +121,10 @@ class Limits:
             raise SolverError(f"the node budget must be 0 (none) or positive, not {self.nodes}")
         if self.seconds < 0:
             raise SolverError(f"the time budget must be 0 (none) or positive, not {self.seconds}")
-        if not 2 <= self.table_bits <= 34:
-            raise SolverError(f"table bits must be between 2 and 34, not {self.table_bits}")
+        low, high = TABLE_BITS_RANGE
+        if not low <= self.table_bits <= high:
+            raise SolverError(f"table bits must be between {low} and {high}, "
+                              f"not {self.table_bits}")
         if not 0 <= self.lambda_orders <= MAX_ORDER:
             raise SolverError(f"lambda orders must be between 0 and {MAX_ORDER}, "
                               f"not {self.lambda_orders}")

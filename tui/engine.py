@@ -56,8 +56,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from solver.cli import MAX_MOVES_BOUND
-from solver.search import DEFAULT_MAX_MOVES, Limits, Solver, SolverError, SolveResult
+from solver.search import (
+    DEFAULT_MAX_MOVES,
+    MAX_MOVES_BOUND,
+    TABLE_BITS_RANGE,
+    Limits,
+    Solver,
+    SolverError,
+    SolveResult,
+)
 from solver.types import Mode, Verdict
 from tablebases import MissingTableError, TablebaseError, open_tablebase
 from tablebases.format import CorruptTableError
@@ -83,9 +90,10 @@ from xiangqi.notation import why_illegal
 PROTOCOLS = ("uci", "ucci")
 ENGINE_NAME = "XQ Studio"
 ENGINE_AUTHOR = "the XQ Studio authors"
-# The solver's transposition table: 2**20 entries of 32 bytes.  ``problem solve`` uses 2**22,
-# but a fresh table's huge pages cost time when first touched (0.5 s to 3 s for 128 MB on a
-# busy machine, before the first ``bestmove``), and a GUI can ask for more.
+# The solver's transposition table: 2**20 entries of 32 bytes.  ``problem solve`` uses
+# 2**DEFAULT_TABLE_BITS, but a fresh table's huge pages cost time when first touched (0.5 s
+# to 3 s for 128 MB on a busy machine, before the first ``bestmove``), and a GUI can ask for
+# more.
 DEFAULT_HASH_MB = 32
 MAX_HASH_MB = 65536
 UCCI_MATE = 10000               # a UCCI mate score: UCCI_MATE - plies (ElephantEye's scale)
@@ -398,7 +406,8 @@ class Engine:
     @property
     def table_bits(self) -> int:
         entries = self.hash_mb * 2**20 // 32
-        return max(2, min(34, entries.bit_length() - 1))
+        low, high = TABLE_BITS_RANGE
+        return max(low, min(high, entries.bit_length() - 1))
 
     # commands
     def handle(self, line: str) -> bool:
