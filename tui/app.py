@@ -26,6 +26,7 @@ Adding a mode (as ``catalogue`` was added):
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import ClassVar
 
 from textual import events
@@ -39,6 +40,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.worker import WorkerFailed
 
+from tablebases.paths import default_directory
 from xiangqi import Board
 
 from .commands import StudioCommands
@@ -135,12 +137,15 @@ class XQStudioApp(App[None]):
             return
         super()._handle_exception(error)
 
-    def __init__(self, fen: str | None = None, start_mode: str | None = None) -> None:
+    def __init__(self, fen: str | None = None, start_mode: str | None = None,
+                 tables: Path | str | None = None) -> None:
         """``fen``: the position analyse mode starts from (default: the start position);
         raises :class:`xiangqi.FenError` before anything is drawn if it is not legal.
         ``start_mode``: the mode shown first; by default analyse when a FEN is given, the
-        catalogue otherwise."""
+        catalogue otherwise.  ``tables``: the table directory that the table panel, the
+        solver and draw practice use (default ``$XQSTUDIO_TABLES`` or the studio's own)."""
         super().__init__()
+        self.tables_directory = Path(tables) if tables is not None else default_directory()
         self.start_board = Board() if fen is None else Board(fen)
         self.start_mode = start_mode or (CATALOGUE_MODE if fen is None else ANALYSE_MODE)
         self.analyse_screen: AnalyseScreen | None = None

@@ -75,6 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
         "studio", help="start the Textual studio (what xqstudio alone does in a terminal)")
     studio.add_argument("--fen", help="open analyse mode on this position (default: the studio "
                                       "opens on the catalogue)")
+    tablebases_cli.add_tables_option(studio)   # the table panel's, the solver's and draw practice's
     studio.set_defaults(handler=run_studio)
     return parser
 
@@ -84,7 +85,7 @@ def run_studio(args: argparse.Namespace) -> int:
     # Imported here: the other subcommands start faster without loading Textual.
     from .app import XQStudioApp
     try:
-        app = XQStudioApp(getattr(args, "fen", None))
+        app = XQStudioApp(getattr(args, "fen", None), tables=getattr(args, "tables", None))
     except FenError as error:
         print(f"error: invalid FEN: {error}", file=sys.stderr)
         return 1

@@ -333,3 +333,30 @@ def test_snapshot(tables, snap_compare):
         await settle(pilot)
 
     assert snap_compare(Host(panel), terminal_size=(60, 36), run_before=histogram_shown)
+
+
+def test_the_studio_reads_the_tables_named_on_its_command_line(tables, tmp_path, monkeypatch):
+    """``xqstudio studio --tables DIR --fen FEN``: the table panel and the solver panel read
+    DIR, not ``$XQSTUDIO_TABLES`` (here an empty directory)."""
+    from tui import cli
+    from tui.app import XQStudioApp
+    from tui.widgets.solver_panel import SolverPanel
+
+    monkeypatch.setenv("XQSTUDIO_TABLES", str(tmp_path))
+    seen = {}
+
+    def run_headless(app: XQStudioApp) -> None:
+        async def run():
+            async with app.run_test(size=(120, 40)) as pilot:
+                await pilot.press("2")                       # the table tab
+                panel = app.screen.query_one(TablebasePanel)
+                await settle(pilot)
+                seen["value"] = text_of(panel, "#tb-value")
+                seen["directories"] = (panel.directory,
+                                       app.screen.query_one(SolverPanel).tables)
+        asyncio.run(run())
+
+    monkeypatch.setattr(XQStudioApp, "run", run_headless)
+    assert cli.main(["studio", "--tables", str(tables), "--fen", HORSE_MATE]) == 0
+    assert seen["directories"] == (tables, tables)
+    assert seen["value"].splitlines()[0] == "Red wins, mate in 19 (37 plies)"

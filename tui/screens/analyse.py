@@ -13,6 +13,8 @@ follows the position shown with ``self.watch(self.screen, "board", callback)`` (
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -76,6 +78,11 @@ class AnalyseScreen(StudioScreen[None]):
         self._announced: tuple | None = None
         self._solver_mode: str | None = None   # a catalogue entry's, for the solver panel
 
+    def _tables(self) -> Path | None:
+        """The studio's table directory (``xqstudio studio --tables``), or None: the panels'
+        default."""
+        return getattr(self.app, "tables_directory", None)
+
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="analyse-body"):
@@ -88,9 +95,9 @@ class AnalyseScreen(StudioScreen[None]):
                     with TabPane("1 Position", id="position-tab"):
                         yield PositionPanel(id="position-panel")
                     with TabPane("2 Tablebase", id="tablebase-tab"):
-                        yield TablebasePanel(id="tablebase-panel")
+                        yield TablebasePanel(self._tables(), id="tablebase-panel")
                     with TabPane("3 Solver", id="solver-tab"):
-                        yield SolverPanel(id="solver-panel")
+                        yield SolverPanel(self._tables(), id="solver-panel")
         yield Footer()
 
     def on_mount(self) -> None:

@@ -135,7 +135,7 @@ class DrawPracticeScreen(PracticeBase):
 
     def _start_session(self) -> Callable[[], None]:
         """In the worker: the tables, the analysis and the session."""
-        directory = default_directory()
+        directory = getattr(self.app, "tables_directory", None) or default_directory()
         if self._tablebase is None and directory.is_dir():
             self._tablebase = open_tablebase(directory)
         line, traps = self._analysis()
