@@ -187,37 +187,15 @@ class DrawAnalysis:
 
 def table_need(board: Board, directory: Path | str | None, threads: int = 1) -> TableNeed:
     """The table of ``board``'s material in ``directory``: present, or the tables a build
-    would make with its estimated time and peak memory."""
-    from tablebases.build import available_memory, estimated_seconds, memory_needed
-    from tablebases.format import table_path
-    from tablebases.material import Material, indexer_for
+    would make with its estimated time and peak memory (:func:`tablebases.plan.plan_material`)."""
+    from tablebases.material import Material
+    from tablebases.plan import plan_material
 
-    material = Material.from_board(board).canonical()
-    name = str(material)
-    if directory is not None and table_path(Path(directory), name).exists():
-        return TableNeed(name, True)
-    need = TableNeed(name, False, available=available_memory())
-    try:
-        size = indexer_for(material).size
-    except (ValueError, OverflowError) as error:
-        need.error = str(error)
-        return need
-    own = memory_needed(material, size, [])
-    if own > need.available:
-        need.memory = own
-        need.seconds = estimated_seconds(size, threads, material=material)
-        need.missing = [name]
-        return need
-    for sub in material.build_order():
-        sub_name = str(sub)
-        if directory is not None and table_path(Path(directory), sub_name).exists():
-            continue
-        sub_size = indexer_for(sub).size
-        sizes = [indexer_for(c).size for c in {c.canonical() for c in sub.captures()}]
-        need.missing.append(sub_name)
-        need.seconds += estimated_seconds(sub_size, threads, material=sub)
-        need.memory = max(need.memory, memory_needed(sub, sub_size, sizes))
-    return need
+    plan = plan_material(Material.from_board(board), directory, threads)
+    if plan.present:
+        return TableNeed(plan.material, True)
+    return TableNeed(plan.material, False, plan.names, plan.seconds, plan.memory,
+                     plan.available, plan.error)
 
 
 def build_tables(need: TableNeed, directory: Path | str, threads: int = 1,

@@ -196,10 +196,8 @@ def _write_build_info(path: Path, timings: dict) -> None:
     os.replace(temp, info_path)
 
 
-def too_large_reason(material: Material) -> str | None:
-    """Why ``material``'s table cannot be built on this machine (it cannot be indexed, or it
-    would not fit in the memory available), or None.  Checked before its sub-tables are
-    listed: for a large material that list alone takes very long."""
+def index_problem(material: Material) -> str | None:
+    """Why ``material`` has no table index (too many pieces), or None."""
     canonical = material.canonical()
     # The index's size is a 64-bit count: ask for it only when every placement of every
     # piece, multiplied out, stays well below that (the index itself may wrap around).
@@ -207,9 +205,21 @@ def too_large_reason(material: Material) -> str | None:
         return (f"{canonical} ({canonical.piece_count()} pieces) has too many placements to "
                 "index: a table covers a few pieces, not a whole game")
     try:
-        size = indexer_for(canonical).size
-    except ValueError as error:
+        indexer_for(canonical)
+    except (ValueError, OverflowError) as error:
         return f"{canonical} cannot be indexed ({error})"
+    return None
+
+
+def too_large_reason(material: Material) -> str | None:
+    """Why ``material``'s table cannot be built on this machine (it cannot be indexed, or it
+    would not fit in the memory available), or None.  Checked before its sub-tables are
+    listed: for a large material that list alone takes very long."""
+    canonical = material.canonical()
+    problem = index_problem(canonical)
+    if problem is not None:
+        return problem
+    size = indexer_for(canonical).size
     need = memory_needed(canonical, size, [])
     have = available_memory()
     if need > have:

@@ -50,7 +50,6 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -61,13 +60,12 @@ from .build import (
     BuildError,
     available_memory,
     build,
-    estimated_seconds,
     memory_needed,
     remove_checkpoints,
-    table_problem,
 )
-from .format import build_info_path, read_header, table_path
+from .format import build_info_path, table_path
 from .material import Material, indexer_for
+from .plan import TablePlan, plan_tables
 
 __all__ = ["ClusterError", "require_distributed", "connect", "dashboard_note", "plan_build",
            "TablePlan",
@@ -140,69 +138,24 @@ def dashboard_note(client: Any, local: bool) -> str:
     return f"dashboard {client.dashboard_link}"
 
 
-@dataclass
-class TablePlan:
-    """One table of a set: its index size (entries per side), memory need (bytes), estimated
-    seconds on the build's threads, direct sub-tables, and whether it is to be built (with
-    the reason) or is present and sound."""
-    name: str
-    size: int
-    memory: int
-    estimate: float
-    subs: tuple[str, ...]
-    build: bool
-    reason: str = ""
-    path: Path = field(default_factory=Path)
-
-
 def plan_build(materials: Sequence[str], directory: Path | str, threads: int = 1,
                rebuild: bool = False, verify: bool = True,
                max_memory: int | None = None) -> list[TablePlan]:
-    """Every table of ``materials``' build orders, smallest first, each either present (sound,
-    and verified if ``verify``) or to be built, as :func:`tablebases.build.build` decides.
-    ``max_memory``: the most any worker can give; a requested table that needs more is
-    refused before its sub-tables are listed (for a large material that takes long)."""
-    directory = Path(directory)
-    requested = []
-    for text in materials:
-        material = Material.parse(text).canonical()
-        try:
-            size = indexer_for(material).size
-        except ValueError as error:
-            raise BuildError(f"{material}: {error}") from None
-        need = memory_needed(material, size, [])
-        if max_memory is not None and need > max_memory:
-            raise ClusterError(f"{material} needs at least {memory_text(need)} of memory but "
-                               f"no worker declares more than {memory_text(max_memory)}")
-        requested.append(material)
-    order: list[Material] = []
-    for material in requested:
-        for sub in material.build_order():
-            if sub not in order:
-                order.append(sub)
-    names = {str(m) for m in requested}
-    plans = []
-    for material in order:
-        name = str(material)
-        path = table_path(directory, name)
-        subs = tuple(sorted({str(s.canonical()) for s in material.captures()}))
-        size = indexer_for(material).size
-        need = memory_needed(material, size, [indexer_for(Material.parse(s)).size for s in subs])
-        reason = "missing"
-        if path.exists():
-            reason = ""
-            if rebuild and name in names:
-                reason = "rebuild asked for"
-            else:
-                problem = table_problem(path)
-                if problem is not None:
-                    reason = f"damaged or of an older format ({problem})"
-                elif verify and read_header(path).extra.get("unverified"):
-                    reason = "built without the re-check"
-        estimate = estimated_seconds(size, threads, material=material)
-        plans.append(TablePlan(name, size, need, estimate, subs,
-                               bool(reason), reason, path))
-    return plans
+    """:func:`tablebases.plan.plan_tables`, with every table inspected.  ``max_memory``: the
+    most any worker can give; a requested table that needs more is refused before its
+    sub-tables are listed (for a large material that takes long)."""
+    if max_memory is not None:
+        for text in materials:
+            material = Material.parse(text).canonical()
+            try:
+                size = indexer_for(material).size
+            except ValueError as error:
+                raise BuildError(f"{material}: {error}") from None
+            need = memory_needed(material, size, [])
+            if need > max_memory:
+                raise ClusterError(f"{material} needs at least {memory_text(need)} of memory "
+                                   f"but no worker declares more than {memory_text(max_memory)}")
+    return plan_tables(materials, directory, threads, rebuild, verify)
 
 
 def task_key(name: str, directory: Path | str, verify: bool) -> str:

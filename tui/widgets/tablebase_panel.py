@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,15 +36,11 @@ from tablebases import (
 )
 from tablebases.build import (
     BuildError,
-    available_memory,
     build,
     default_threads,
-    estimated_seconds,
-    memory_needed,
-    too_large_reason,
 )
 from tablebases.format import table_path
-from tablebases.material import indexer_for
+from tablebases.plan import MaterialPlan, plan_material
 from tablebases.probe import RankedMove
 from tablebases.stats import SideStats, table_stats
 from xiangqi import Board, Move
@@ -65,52 +60,22 @@ class BuildCancelled(Exception):
     through, and its table writer removes the unfinished file."""
 
 
-@dataclass(frozen=True)
-class BuildPlan:
-    """What building a material's table takes: the tables still missing, sub-tables first,
-    each with its estimated seconds, and the peak memory of the largest."""
-    material: str
-    missing: tuple[tuple[str, float], ...]
-    memory: int
-
-    @property
-    def seconds(self) -> float:
-        return sum(seconds for _, seconds in self.missing)
-
-    @property
-    def names(self) -> list[str]:
-        return [name for name, _ in self.missing]
-
-
 class TooLargeError(ValueError):
     """The material's table is beyond what can be built here."""
 
 
-def plan_build(material: Material, directory: Path, threads: int) -> BuildPlan:
-    """The plan for ``material``'s table; raises :class:`TooLargeError` when the table cannot
-    be indexed or would not fit in the memory available."""
-    canonical = material.canonical()
-    reason = too_large_reason(canonical)
-    if reason is not None:
-        raise TooLargeError(reason)
-    size = indexer_for(canonical).size
-    need = _memory_for(canonical, size)
-    have = available_memory()
-    if need > have:
-        raise TooLargeError(f"a table for {canonical} would have {2 * size:,} positions and "
-                            f"need about {memory_text(need)} of memory "
-                            f"({memory_text(have)} available)")
-    missing = []
-    for table in canonical.build_order():
-        if not table_path(directory, str(table)).exists():
-            missing.append((str(table), estimated_seconds(indexer_for(table).size, threads,
-                                                         material=table)))
-    return BuildPlan(str(canonical), tuple(missing), need)
-
-
-def _memory_for(material: Material, size: int) -> int:
-    subs = [indexer_for(sub).size for sub in {s.canonical() for s in material.captures()}]
-    return memory_needed(material, size, subs)
+def plan_build(material: Material, directory: Path, threads: int) -> MaterialPlan:
+    """The plan for ``material``'s table (:func:`tablebases.plan.plan_material`); raises
+    :class:`TooLargeError` when the table cannot be indexed or would not fit in the memory
+    available."""
+    plan = plan_material(material, directory, threads)
+    if plan.error is not None:
+        raise TooLargeError(plan.error)
+    if not plan.fits:
+        raise TooLargeError(f"a table for {plan.material} would have {plan.positions:,} "
+                            f"positions and need about {memory_text(plan.memory)} of memory "
+                            f"({memory_text(plan.available)} available)")
+    return plan
 
 
 
@@ -182,7 +147,7 @@ class _BuildTracker:
 
     POST_EVERY = 0.1     # seconds: passes of small tables come far faster than a screen redraws
 
-    def __init__(self, panel: TablebasePanel, plan: BuildPlan, cancel: threading.Event) -> None:
+    def __init__(self, panel: TablebasePanel, plan: MaterialPlan, cancel: threading.Event) -> None:
         self.panel, self.cancel = panel, cancel
         self.estimates = dict(plan.missing)
         self.total = max(plan.seconds, 1e-3)
@@ -325,7 +290,7 @@ class TablebasePanel(Widget, can_focus=True):
         self.board: Board | None = board.copy(stack=False) if board is not None else None
         self.value: TableValue | None = None
         self.ranked: list[RankedMove] = []
-        self.plan: BuildPlan | None = None
+        self.plan: MaterialPlan | None = None
         self._building = False
         self._cancel_build = threading.Event()
         self._build_note = ""
@@ -537,7 +502,7 @@ class TablebasePanel(Widget, can_focus=True):
                 "Cancelling at the end of the current pass\u2026")
 
     @work(thread=True, exclusive=True, group=BUILD_GROUP, exit_on_error=False)
-    def _build_in_thread(self, plan: BuildPlan) -> dict[str, Any]:
+    def _build_in_thread(self, plan: MaterialPlan) -> dict[str, Any]:
         tracker = _BuildTracker(self, plan, self._cancel_build)
         start = time.perf_counter()
         summary = build(plan.material, self.directory, threads=self.threads, log=tracker.log,
