@@ -1,0 +1,87 @@
+"""The documents hold: the Python examples of ``docs/`` run as shown, the command-line
+reference is the one the parsers give, every relative link and anchor resolves, and the
+site's navigation lists every page.
+
+The shell commands of the README and ``docs/`` are run by ``test_readme_commands.py``.
+"""
+from __future__ import annotations
+
+import doctest
+import re
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+from tui.cli_reference import reference
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+PAGES = sorted(DOCS.glob("*.md"))
+DOCUMENTS = [ROOT / name for name in ("README.md", "ARCHITECTURE.md", "BENCHMARKS.md",
+                                      "CHANGELOG.md")] + PAGES
+LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)")
+FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
+
+
+def python_examples(page: Path) -> str:
+    """The page's ``pycon`` blocks, one after another."""
+    return "\n".join(body for kind, body in FENCE.findall(page.read_text(encoding="utf-8"))
+                     if kind == "pycon")
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if python_examples(p)], ids=lambda p: p.name)
+def test_the_python_examples_run_as_shown(page, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XQSTUDIO_TABLES", str(tmp_path / "tables"))
+    monkeypatch.setenv("XQSTUDIO_CATALOGUE", str(tmp_path / "catalogue.sqlite"))
+    test = doctest.DocTestParser().get_doctest(python_examples(page), {}, page.name,
+                                                str(page), 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    output: list[str] = []
+    runner.run(test, out=output.append)
+    assert runner.failures == 0, "".join(output)
+    assert runner.tries >= 5
+
+
+def test_the_command_line_reference_is_generated_from_the_parsers():
+    committed = (DOCS / "cli.md").read_text(encoding="utf-8")
+    assert committed == reference(), (
+        "docs/cli.md is out of date: python -m tui.cli_reference > docs/cli.md")
+
+
+def slug(heading: str) -> str:
+    """The anchor MkDocs (Python-Markdown's toc) gives a heading."""
+    text = re.sub(r"`|\*\*", "", heading)
+    text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    text = re.sub(r"[^\w\s-]", "", text).strip().lower()
+    return re.sub(r"[-\s]+", "-", text)
+
+
+def anchors(document: Path) -> set[str]:
+    text = FENCE.sub("", document.read_text(encoding="utf-8"))
+    return {slug(line.lstrip("#")) for line in text.splitlines() if line.startswith("#")}
+
+
+@pytest.mark.parametrize("document", DOCUMENTS, ids=lambda d: d.name)
+def test_every_relative_link_resolves(document):
+    assert document.exists(), document
+    broken = []
+    text = FENCE.sub("", document.read_text(encoding="utf-8"))
+    for target in LINK.findall(text):
+        if re.match(r"[a-z]+:", target):
+            continue
+        path, _, anchor = target.partition("#")
+        linked = (document.parent / path).resolve() if path else document
+        if not linked.exists():
+            broken.append(target)
+        elif anchor and linked.suffix == ".md" and anchor not in anchors(linked):
+            broken.append(target)
+    assert not broken, f"{document.name}: links that do not resolve: {broken}"
+
+
+def test_the_site_lists_every_page():
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    listed = re.findall(r":\s*([\w-]+\.md)\s*$", config, re.MULTILINE)
+    assert sorted(listed) == sorted(page.name for page in PAGES)
+    assert len(listed) == len(set(listed))
