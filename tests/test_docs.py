@@ -85,3 +85,27 @@ def test_the_site_lists_every_page():
     listed = re.findall(r":\s*([\w-]+\.md)\s*$", config, re.MULTILINE)
     assert sorted(listed) == sorted(page.name for page in PAGES)
     assert len(listed) == len(set(listed))
+
+
+def test_every_current_benchmark_figure_has_its_command_date_and_machine():
+    text = (ROOT / "BENCHMARKS.md").read_text(encoding="utf-8")
+    current = text.split("## Current figures", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in current.splitlines()
+            if line.startswith("| ") and not line.startswith(("| ---", "| benchmark"))]
+    assert len(rows) >= 20
+    for row in rows:
+        cells = [cell.strip() for cell in row.strip("|").split("|")]
+        assert len(cells) == 4, row
+        benchmark, figure, when, command = cells
+        assert figure and re.match(r"\d{4}-\d{2}-\d{2}", when) and "ci-2core" in when, row
+        assert command.startswith("`") and command.endswith("`"), row
+
+
+def test_the_benchmark_history_is_rows_of_figures():
+    results = sorted((ROOT / "benchmarks" / "results").glob("*.tsv"))
+    assert {path.stem for path in results} >= {"summary", "rules", "tablebases", "solver"}
+    for path in results:
+        lines = path.read_text(encoding="utf-8").splitlines()
+        width = len(lines[0].split("\t"))
+        assert len(lines) > 1 and width >= 6, path.name
+        assert all(len(line.split("\t")) == width for line in lines), path.name
