@@ -5,7 +5,9 @@ an earlier one built: ``tb stats KRKAABB`` after ``tb build KRKAABB``), and run 
 temporary directory with their own tables and catalogue.  A placeholder (``"<FEN>"``,
 ``<moves>``) is replaced by a position the command can work on.  A command fails the test if
 it prints a traceback, is not a command, or exits with a status other than the one the
-documents promise (0, or 1 where they say a negative answer gives 1).
+documents promise (0, or 1 where they say a negative answer gives 1).  Where a ``text``
+block follows a shell block, every line it shows (but "...") must be in what the block's
+commands print.
 
 A command marked ``[heavy]`` in its comment (minutes of work, or a Dask cluster) or
 ``[interactive]`` (it starts the studio) is not run: its words are parsed by the real parser,
@@ -82,6 +84,35 @@ def documented_commands() -> list[tuple[str, int, str]]:
             elif pending:
                 pending = pending.rstrip()[:-1]
     return found
+
+
+def shown_outputs() -> dict[tuple[str, range], list[str]]:
+    """What the documents show a shell block printing: a ``text`` block right after an
+    ``sh`` block (blank lines between), keyed by (document, the sh block's line numbers),
+    its lines other than "...", each with its spaces collapsed."""
+    shown = {}
+    for document in DOCUMENTS:
+        lines = document.read_text(encoding="utf-8").splitlines()
+        index = 0
+        while index < len(lines):
+            if lines[index].strip() != "```sh":
+                index += 1
+                continue
+            end = lines.index("```", index + 1)
+            after = end + 1
+            while after < len(lines) and not lines[after].strip():
+                after += 1
+            if after < len(lines) and lines[after].strip() == "```text":
+                close = lines.index("```", after + 1)
+                shown[(document.name, range(index + 2, end + 1))] = [
+                    " ".join(line.split()) for line in lines[after + 1:close]
+                    if line.strip() and line.strip() != "..."]
+            index = end + 1
+    return shown
+
+
+def test_the_documents_show_what_their_commands_print():
+    assert len(shown_outputs()) >= 3
 
 
 def words_of(command: str) -> tuple[list[str], bool]:
@@ -171,7 +202,10 @@ def test_every_documented_command_runs(tmp_path):
            "XQSTUDIO_CATALOGUE": str(tmp_path / "catalogue.sqlite")}
     (tmp_path / "problems.pgn").write_text(SAMPLE_PGN, encoding="utf-8")
     failures = []
+    shown = shown_outputs()
+    printed: dict[tuple[str, range], str] = {}
     for where, number, command in documented_commands():
+        block = next((key for key in shown if key[0] == where and number in key[1]), None)
         if any(mark in command for mark in NOT_RUN):
             continue
         words, background = words_of(command)
@@ -185,10 +219,17 @@ def test_every_documented_command_runs(tmp_path):
         result = subprocess.run([XQSTUDIO, *words], env=env, cwd=tmp_path, text=True,
                                 capture_output=True, timeout=300, stdin=subprocess.DEVNULL)
         said = result.stderr + result.stdout
+        if block is not None:
+            printed[block] = printed.get(block, "") + " ".join(result.stdout.split()) + "\n"
         negative = any(" ".join(words).startswith(start.replace("<FEN>", FENS["problem"]))
                        or start in command for start in NEGATIVE_OK)
         allowed = (0, 1) if negative else (0,)
         if "Traceback" in said or re.search(r"unknown (command|action)|unrecognized", said) \
                 or result.returncode not in allowed:
             failures.append(f"{place}\n  exit {result.returncode}: {said.strip()[-400:]}")
+    for (where, numbers), lines in shown.items():
+        missing = [line for line in lines if line not in printed.get((where, numbers), "")]
+        if missing:
+            failures.append(f"{where}:{numbers.start}: the output shown is not printed: "
+                            f"{missing}")
     assert not failures, "\n".join(failures)
