@@ -7,13 +7,19 @@ The shell commands of the README and ``docs/`` are run by ``test_readme_commands
 from __future__ import annotations
 
 import doctest
+import json
 import re
 import unicodedata
 from pathlib import Path
 
 import pytest
+from engine_session import EngineSession
 
+from tablebases import open_tablebase
+from tablebases.build import build
 from tui.cli_reference import reference
+from tui.web import position_document
+from xiangqi import Board
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -109,3 +115,45 @@ def test_the_benchmark_history_is_rows_of_figures():
         width = len(lines[0].split("\t"))
         assert len(lines) > 1 and width >= 6, path.name
         assert all(len(line.split("\t")) == width for line in lines), path.name
+
+
+def normalised(line: str) -> str:
+    """An engine line without what varies between runs: times, node counts, the default
+    table directory."""
+    line = re.sub(r"\btime \d+", "time T", line)
+    line = re.sub(r"\b\d[\d,]* nodes\b", "N nodes", line)
+    return re.sub(r"(TablebasePath type string default) \S+", r"\1 DIR", line)
+
+
+def test_the_engine_session_is_what_the_engine_says(tmp_path, monkeypatch):
+    build("KRKAA", tmp_path, log=lambda line: None)
+    monkeypatch.setenv("XQSTUDIO_TABLES", str(tmp_path))
+    text = (DOCS / "engine.md").read_text(encoding="utf-8")
+    session_text = text.split("## A session", 1)[1].split("```text\n", 1)[1].split("```", 1)[0]
+    session = EngineSession()
+    try:
+        for line in session_text.splitlines():
+            if line.startswith("> "):
+                session.send(line[2:])
+                wanted = "bestmove" if line[2:].startswith("go") else (
+                    "uciok" if line[2:] == "uci" else None)
+                if wanted:
+                    session.until(wanted)
+        session.send("quit")
+    finally:
+        session.process.wait(timeout=30)
+    said = [normalised(line[2:]) for line in session.transcript if line.startswith("< ")]
+    shown = [normalised(line[2:]) for line in session_text.splitlines() if line.startswith("< ")]
+    assert said == shown
+
+
+def test_the_web_api_answers_as_shown(tmp_path):
+    text = (DOCS / "web-api.md").read_text(encoding="utf-8")
+    shown_text = text.split("```json\n", 1)[1].split("```", 1)[0]
+    shown = json.loads(shown_text.replace(", ...}", "}").replace(", ...]", "]"))
+    build("KRK", tmp_path, log=lambda line: None)
+    with open_tablebase(tmp_path) as tablebase:
+        answer = position_document(tablebase, Board(shown["fen"]))
+    assert {key: answer[key] for key in shown} | {"moves": None} == shown | {"moves": None}
+    for shown_move, move in zip(shown["moves"], answer["moves"]):
+        assert {key: move[key] for key in shown_move} == shown_move
