@@ -109,8 +109,28 @@ def shown_outputs() -> dict[tuple[str, range], list[str]]:
     return shown
 
 
+def shown_in_comments() -> dict[tuple[str, int], list[str]]:
+    """What the documents show a command printing in the comment lines under it (a line that
+    starts with ``#``), keyed by (document, line of the command): the parts between "..."."""
+    shown: dict[tuple[str, int], list[str]] = {}
+    for document in DOCUMENTS:
+        in_shell, command = False, None
+        for number, line in enumerate(document.read_text(encoding="utf-8").splitlines(), 1):
+            if line.startswith("```"):
+                in_shell, command = line.strip() == "```sh", None
+            elif in_shell and line.startswith("xqstudio "):
+                command = number
+            elif in_shell and line.startswith("#") and command is not None:
+                parts = [" ".join(part.split()) for part in line[1:].split("...")]
+                shown.setdefault((document.name, command), []).extend(p for p in parts if p)
+            elif in_shell and not line.startswith(" "):
+                command = None
+    return shown
+
+
 def test_the_documents_show_what_their_commands_print():
     assert len(shown_outputs()) >= 3
+    assert len(shown_in_comments()) >= 3
 
 
 def words_of(command: str) -> tuple[list[str], bool]:
@@ -201,6 +221,7 @@ def test_every_documented_command_runs(tmp_path):
     (tmp_path / "problems.pgn").write_text(SAMPLE_PGN, encoding="utf-8")
     failures = []
     shown = shown_outputs()
+    commented = shown_in_comments()
     printed: dict[tuple[str, range], str] = {}
     for where, number, command in documented_commands():
         block = next((key for key in shown if key[0] == where and number in key[1]), None)
@@ -219,6 +240,10 @@ def test_every_documented_command_runs(tmp_path):
         said = result.stderr + result.stdout
         if block is not None:
             printed[block] = printed.get(block, "") + " ".join(result.stdout.split()) + "\n"
+        output = " ".join(result.stdout.split())
+        missing = [part for part in commented.get((where, number), []) if part not in output]
+        if missing:
+            failures.append(f"{place}\n  the output shown is not printed: {missing}")
         negative = any(" ".join(words).startswith(start.replace("<FEN>", FENS["problem"]))
                        or start in command for start in NEGATIVE_OK)
         allowed = (0, 1) if negative else (0,)
