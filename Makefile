@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 SOURCES := setup.py pyproject.toml $(shell find xiangqi tablebases solver puzzles tui -name '*.pyx' -o -name '*.pxd' 2>/dev/null)
 PACKAGES := xiangqi tablebases solver puzzles tui
 
-.PHONY: run test test-fast test-serial lint typecheck fuzz bench install clean fonts
+.PHONY: run test test-fast test-serial lint typecheck fuzz bench docs install clean fonts
 
 $(STAMP): $(SOURCES)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -62,6 +62,13 @@ fuzz: $(STAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/run_all.py
 
+# The manual (docs/) as a static site in site/, with MkDocs from the `docs` extra (installed
+# here on first use; `make test` does not need it).  docs/cli.md is regenerated first.
+docs: $(STAMP)
+	$(PY) -c "import mkdocs" 2>/dev/null || $(PY) -m pip install --quiet -e '.[docs]'
+	$(PY) -m tui.cli_reference > docs/cli.md
+	$(PY) -m mkdocs build --strict
+
 clean:
-	rm -rf build $(VENV)
+	rm -rf build site $(VENV)
 	find $(PACKAGES) \( -name '*.so' -o -name '*.c' \) -delete

@@ -114,8 +114,8 @@ RESUME_SETTINGS = ["checks_seconds", "checks_moves", "any_seconds", "any_moves",
                    "orders", "refute_seconds", "refute_nodes", "refute_moves", "tables"]
 RESUME_TITLE = "# solve_collection.py resume file: one row per problem, appended as it finishes"
 # The development sample: every seventh of the 281 quiet-move wins (stipulation "win" in the
-# verdicts file, in the book's order, the first included): the 41 of BENCHMARKS.md's
-# session-6 to session-13 figures (`--sample`).
+# verdicts file, in the book's order, the first included): the 41 of the session-6 to
+# session-13 figures (`--sample`; rows in benchmarks/results/solver.tsv).
 SAMPLE = [4, 37, 63, 95, 124, 176, 195, 228, 249, 275, 285, 293, 300, 307, 314, 321, 328, 336,
           344, 351, 358, 366, 373, 380, 387, 394, 401, 408, 415, 422, 429, 436, 443, 450, 457,
           464, 481, 495, 506, 528, 549]

@@ -495,13 +495,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "list", help="patterns, collections, or compositions / examples matching filters"),
         cmd_list)
     ls.add_argument("what", choices=("patterns", "collections", "compositions", "examples"),
-                    nargs="?", default="patterns")
+                    nargs="?", default="patterns",
+                    help="what to list (default patterns)")
     ls.add_argument("--collection", help="a name or source key, e.g. 适情雅趣 or shiqingyaqu")
     ls.add_argument("--pattern", help="a pattern's id, Chinese name or alias (examples)")
     ls.add_argument("--text", help="full-text search, Chinese or English")
     ls.add_argument("--pieces", help="the attacker has at least these pieces: RNC or 车马炮")
-    ls.add_argument("--min-moves", type=whole_number(0), default=None)
-    ls.add_argument("--max-moves", type=whole_number(0), default=None)
+    ls.add_argument("--min-moves", type=whole_number(0), default=None,
+                    help="entries whose solution takes at least this many moves")
+    ls.add_argument("--max-moves", type=whole_number(0), default=None,
+                    help="entries whose solution takes at most this many moves")
     ls.add_argument("--verdict", help="e.g. mate")
     ls.add_argument("--limit", type=whole_number(0), default=None,
                     help="at most this many (default all)")
@@ -517,7 +520,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     find = common(commands.add_parser(
         "search", help="full-text search (Chinese or English); a reference of one entry "
                        "(适情雅趣:7, 马后炮:2) finds that entry"), cmd_search)
-    find.add_argument("query")
+    find.add_argument("query", help="words or characters: 卧槽, trough horse")
 
     imp = common(commands.add_parser(
         "import", help="add a problem file (FEN list, PGN, DhtmlXQ, XQF)",
@@ -525,7 +528,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "A file that repeats positions already in the collection is refused "
                     "(nothing written) unless --replace or --skip-existing says what to do."),
         cmd_import)
-    imp.add_argument("file", type=Path)
+    imp.add_argument("file", type=Path,
+                     help="the file; its format from the suffix: .fen .epd .txt .pgn .dhtml .xqf")
     imp.add_argument("--collection", required=True, help="collection name for the new entries")
     repeats = imp.add_mutually_exclusive_group()
     repeats.add_argument("--replace", action="store_true",

@@ -1,13 +1,15 @@
 """The ``xqstudio`` command line.  Each package registers its own subcommands.
 
-One grammar, ``xqstudio GROUP ACTION [ARGUMENTS] [OPTIONS]`` (the README's "The command
-line" has the table): ``position perft|moves|check|judge``, ``tb build|probe|stats|verify|
-list``, ``problem solve|verify``, ``catalogue build|list|show|search|import|export`` and
-``studio``.  Every command but ``studio`` takes ``--json``; ``--tables DIR`` names the table
-directory and ``--notation`` (default chinese) the move notation wherever they apply.  Exit
-status: 0 ok; 1 the answer is negative or the input is bad; 2 usage; 130 interrupted.  The
-old spellings (``perft``, ``moves``, ``judge``, ``fen check``, ``solve``, ``verify``, ``tb
-... --dir``) still work and are not listed in the help.
+One grammar, ``xqstudio GROUP ACTION [ARGUMENTS] [OPTIONS]`` (``docs/cli.md`` is the
+reference, generated from these parsers by ``tui.cli_reference``): ``position perft|moves|
+check|judge|diagram``, ``tb build|probe|stats|verify|list|serve``, ``problem solve|verify|
+refute``, ``catalogue build|list|show|search|import|verify|export|diagram|sheet|schema``,
+``engine`` and ``studio``.  Every command but ``studio``, ``engine`` and ``tb serve`` takes
+``--json``; ``--tables DIR`` names the table directory and ``--notation`` (default chinese)
+the move notation wherever they apply.  Exit status: 0 ok; 1 the answer is negative or the
+input is bad; 2 usage; 130 interrupted.  The old spellings (``perft``, ``moves``, ``judge``,
+``fen check``, ``solve``, ``verify``, ``tb ... --dir``) still work and are not listed in the
+help.
 
 ``engine`` (``engine.py``: UCI/UCCI for GUIs) and ``tb serve`` (``web.py``: the tables over
 HTTP) are front ends for other programs and take no ``--json``.
