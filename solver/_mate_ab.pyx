@@ -1,0 +1,407 @@
+# cython: language_level=3
+"""A fast mate finder: depth-first alpha-beta over mate scores, the way chess engines look for
+mates, to propose a line that df-pn (``solver._dfpn``) then proves.
+
+It proves nothing by itself that the solver reports.  Its search is a boolean alpha-beta
+("the side to move mates within ``depth`` attacker moves"), iteratively deepened, with the
+pruning and ordering alpha-beta engines use rather than df-pn's proof numbers:
+
+* attacker nodes admit moves by Thomsen's λ orders, as df-pn does: at order 1 the checks,
+  at order n > 1 also the captures and the quiet moves after which, were the defender to
+  pass, the attacker would mate at order n - 1 within the moves left (the null-move threat
+  test); within ``tempo_frontier`` moves of the bound, and when the attacker is in check,
+  every move.  A quiet move that mates by stalemate (困毙) in one is not looked for;
+* defender nodes try every reply, so a mate found is forced (repetitions count as the
+  attacker failing: perpetual check by the defender is not forbidden here, which can only
+  hide mates, never invent one);
+* ordering: the table's move, checks, captures by the victim's value, two killers a ply,
+  then the history of cutoffs; a small always-replace transposition table keeps proofs
+  (their move) and failures (per order).
+
+The inner search holds no Python object and runs without the GIL.
+"""
+from libc.stdlib cimport calloc, free
+from libc.string cimport memset
+from libc.stdint cimport uint64_t, uint16_t, int8_t
+from posix.time cimport clock_gettime, timespec, CLOCK_REALTIME
+from xiangqi._core cimport (BaseBoard, BoardState, bs_init, bs_free, bs_copy, bs_make,
+                            bs_unmake, bs_make_null, bs_unmake_null, bs_legal_moves,
+                            bs_has_legal_move, bs_king_attacked, bs_gives_check,
+                            bs_may_give_check, bs_repetitions, sq90_of, sq256_of,
+                            xq_move_from, xq_move_to, xq_make_move, EMPTY, MAX_MOVES)
+
+# Failures are stored under the position's key mixed with the order's, so that a failure at
+# order 2 never answers an order-3 query (more moves are admitted there).
+cdef uint64_t ORDER_SALT[16]
+cdef uint64_t _z = 0x9E3779B97F4A7C15ULL
+for _i in range(16):
+    _z = (_z ^ (_z >> 30)) * 0xBF58476D1CE4E5B9ULL + 0x632BE59BD9B4E019ULL
+    ORDER_SALT[_i] = _z | 1
+
+# The highest λ order a search may use (orders nest: each threat test runs one order lower).
+MAX_ORDER = 15
+DEF DEFAULT_TABLE_BITS = 20      # 2^20 entries of 16 bytes: 16 MiB
+DEF TIME_CHECK_MASK = 1023       # the clock is read every 1024 nodes
+DEF HISTORY_CAP = 1 << 24        # history scores are halved above this (they stay below
+                                 # the killers' band of move-ordering scores)
+
+# Move-ordering bands: each class of move sorts above every move of the classes below it.
+DEF SCORE_TABLE = 1 << 30
+DEF SCORE_CHECK = 1 << 29
+DEF SCORE_CAPTURE = 1 << 28
+DEF SCORE_KILLER = 1 << 27
+
+# Victim values for ordering captures (by piece kind: 1 king .. 7 pawn).
+cdef int VICTIM[8]
+VICTIM[:] = [0, 0, 2, 2, 4, 9, 5, 1]
+
+
+cdef inline double now_seconds() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_REALTIME, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+cdef inline AbEntry* slot(Finder* f, uint64_t key) noexcept nogil:
+    return &f.table[(key ^ (key >> 29)) & f.mask]
+
+
+cdef inline bint over_limits(Finder* f) noexcept nogil:
+    if f.stopped:
+        return True
+    if f.node_limit and f.nodes >= f.node_limit:
+        f.stopped = 1
+    elif f.deadline and (f.nodes & TIME_CHECK_MASK) == 0 and now_seconds() >= f.deadline:
+        f.stopped = 1
+    return f.stopped
+
+
+cdef inline void store_proof(Finder* f, uint64_t key, int depth, int move) noexcept nogil:
+    cdef AbEntry* e = slot(f, key)
+    if e.key == key and e.proven <= depth:
+        return                  # a proof within fewer moves answers more
+    e.key = key
+    e.proven = depth
+    e.failed = -1
+    e.best = move
+
+
+cdef inline void store_failure(Finder* f, uint64_t key, int depth, int move) noexcept nogil:
+    cdef AbEntry* e = slot(f, key)
+    if e.key == key and e.failed >= depth:
+        return
+    e.key = key
+    e.proven = AB_NO_PROOF
+    e.failed = depth
+    e.best = move
+
+
+cdef inline void reward(Finder* f, int move, int depth, int ply) noexcept nogil:
+    """A move that settled its node: a killer at its ply, and history for its side."""
+    cdef int* h = &f.history[f.state.turn * AB_HISTORY_SIZE + (move & 0xFFFF)]
+    cdef int i
+    h[0] += depth * depth + 1
+    if h[0] > HISTORY_CAP:
+        for i in range(2 * AB_HISTORY_SIZE):
+            f.history[i] >>= 1
+    if ply < AB_MAX_PLY and f.killers[ply][0] != move:
+        f.killers[ply][1] = f.killers[ply][0]
+        f.killers[ply][0] = <uint16_t> move
+
+
+cdef int scored_moves(Finder* f, int* moves, int* scores, bint* checks, int table_move,
+                      int ply) noexcept nogil:
+    """The legal moves with their ordering scores and whether each gives check."""
+    cdef int n = bs_legal_moves(&f.state, moves)
+    cdef int i, m, victim, score
+    cdef int* h = &f.history[f.state.turn * AB_HISTORY_SIZE]
+    for i in range(n):
+        m = moves[i]
+        checks[i] = bs_may_give_check(&f.state, m) and bs_gives_check(&f.state, m)
+        victim = f.state.squares[xq_move_to(m)]
+        if m == table_move:
+            score = SCORE_TABLE
+        elif checks[i]:
+            score = SCORE_CHECK + h[m & 0xFFFF]
+        elif victim != EMPTY:
+            score = SCORE_CAPTURE + VICTIM[victim & 7] * 1024 + h[m & 0xFFFF] // 4096
+        elif ply < AB_MAX_PLY and (f.killers[ply][0] == m or f.killers[ply][1] == m):
+            score = SCORE_KILLER + (1 if f.killers[ply][0] == m else 0)
+        else:
+            score = h[m & 0xFFFF]
+        scores[i] = score
+    return n
+
+
+cdef inline int pick(int* moves, int* scores, bint* checks, int i, int n) noexcept nogil:
+    """Bring the best-scored of moves[i:n] to position i (selection, since most nodes are
+    settled by their first few moves)."""
+    cdef int j, best = i, tm, ts
+    cdef bint tc
+    for j in range(i + 1, n):
+        if scores[j] > scores[best]:
+            best = j
+    if best != i:
+        tm = moves[i]; moves[i] = moves[best]; moves[best] = tm
+        ts = scores[i]; scores[i] = scores[best]; scores[best] = ts
+        tc = checks[i]; checks[i] = checks[best]; checks[best] = tc
+    return moves[i]
+
+
+cdef bint attack(Finder* f, int depth, int order, int ply) noexcept nogil:
+    """The attacker (to move) mates within ``depth`` moves among the moves ``order``
+    admits.  False also when a limit stopped the search."""
+    cdef int moves[MAX_MOVES]
+    cdef int scores[MAX_MOVES]
+    cdef bint checks[MAX_MOVES]
+    cdef int n, i, m, table_move = 0
+    cdef bint in_check, admitted, mates
+    cdef uint64_t key = f.state.key
+    cdef uint64_t fail_key = key ^ ORDER_SALT[order]
+    cdef AbEntry* e
+    f.nodes += 1
+    if depth <= 0 or over_limits(f):
+        return False
+    e = slot(f, key)
+    if e.key == key:
+        if e.proven <= depth:
+            return True
+        table_move = e.best
+    e = slot(f, fail_key)
+    if e.key == fail_key and e.failed >= depth:
+        return False
+    in_check = bs_king_attacked(&f.state, f.state.turn)
+    n = scored_moves(f, moves, scores, checks, table_move, ply)
+    for i in range(n):
+        m = pick(moves, scores, checks, i, n)
+        if not checks[i]:
+            # Only a check mates in one (bar 困毙, not looked for); order 1 is checks alone.
+            if depth == 1 or order <= 1:
+                continue
+            elif not in_check and depth > f.tempo_frontier and \
+                    f.state.squares[xq_move_to(m)] == EMPTY:
+                # The threat test: after the move and a pass, a mate one order lower.
+                bs_make(&f.state, m)
+                bs_make_null(&f.state)
+                admitted = attack(f, depth - 1, order - 1, ply + 2)
+                bs_unmake_null(&f.state)
+                bs_unmake(&f.state)
+                if f.stopped:
+                    return False
+                if not admitted:
+                    continue
+        bs_make(&f.state, m)
+        if bs_repetitions(&f.state) > 0:
+            mates = False
+        else:
+            mates = defend(f, depth - 1, order, ply + 1)
+        bs_unmake(&f.state)
+        if f.stopped:
+            return False
+        if mates:
+            store_proof(f, key, depth, m)
+            reward(f, m, depth, ply)
+            return True
+    store_failure(f, fail_key, depth, 0)
+    return False
+
+
+cdef bint defend(Finder* f, int depth, int order, int ply) noexcept nogil:
+    """The defender (to move) is mated within ``depth`` more attacker moves, whatever he
+    plays.  False also when a limit stopped the search."""
+    cdef int moves[MAX_MOVES]
+    cdef int scores[MAX_MOVES]
+    cdef bint checks[MAX_MOVES]
+    cdef int n, i, m, table_move = 0
+    cdef bint mated
+    cdef uint64_t key = f.state.key
+    cdef uint64_t fail_key = key ^ ORDER_SALT[order]
+    cdef AbEntry* e
+    f.nodes += 1
+    if over_limits(f):
+        return False
+    if depth <= 0:
+        return not bs_has_legal_move(&f.state)
+    e = slot(f, key)
+    if e.key == key and e.proven <= depth:
+        return True
+    e = slot(f, fail_key)
+    if e.key == fail_key:
+        if e.failed >= depth:
+            return False
+        table_move = e.best
+    n = scored_moves(f, moves, scores, checks, table_move, ply)
+    if n == 0:
+        return True             # mated, or stalemated (困毙): both lose
+    for i in range(n):
+        m = pick(moves, scores, checks, i, n)
+        bs_make(&f.state, m)
+        if bs_repetitions(&f.state) > 0:
+            mated = False
+        else:
+            mated = attack(f, depth, order, ply + 1)
+        bs_unmake(&f.state)
+        if f.stopped:
+            return False
+        if not mated:
+            store_failure(f, fail_key, depth, m)
+            reward(f, m, depth, ply)
+            return False
+    store_proof(f, key, depth, 0)
+    return True
+
+
+cdef class MateFinder:
+    """An alpha-beta mate finder with its own small transposition table (``table_bits``:
+    log2 of its 16-byte entries).  :meth:`find` proposes; df-pn proves."""
+
+    def __cinit__(self, int table_bits=DEFAULT_TABLE_BITS):
+        if not 4 <= table_bits <= 30:
+            raise ValueError(f"table_bits must be between 4 and 30, not {table_bits}")
+        if bs_init(&self.finder.state) != 0:
+            raise MemoryError()
+        self.finder.table = <AbEntry*> calloc((<size_t> 1) << table_bits, sizeof(AbEntry))
+        self.finder.history = <int*> calloc(2 * AB_HISTORY_SIZE, sizeof(int))
+        if self.finder.table == NULL or self.finder.history == NULL:
+            raise MemoryError(f"cannot allocate a table of 2^{table_bits} entries")
+        self.finder.mask = ((<uint64_t> 1) << table_bits) - 1
+        self.finder.tempo_frontier = 2
+        self.max_order = 3
+        self.length = 0
+        self.found_order = 0
+
+    def __dealloc__(self):
+        bs_free(&self.finder.state)
+        free(self.finder.table)
+        free(self.finder.history)
+
+    @property
+    def nodes(self):
+        return self.finder.nodes
+
+    @property
+    def stopped(self):
+        return bool(self.finder.stopped)
+
+    @property
+    def order(self):
+        """The λ order at which the last :meth:`find` found its mate (0: none)."""
+        return self.found_order
+
+    def find(self, BaseBoard board, int max_moves, long long node_limit=0,
+             double seconds=0.0, bint shortest=True):
+        """A mate for ``board``'s side to move within ``max_moves`` moves, or None.
+
+        With ``shortest`` every bound from 1 up is searched in turn (the first mate found is
+        the shortest this search admits); otherwise only ``max_moves``.  At each bound the
+        orders 1 .. :attr:`max_order` are tried in turn, cheapest first.  ``node_limit`` and
+        ``seconds`` (0: none) stop it; :attr:`nodes` counts every node of the call."""
+        cdef int depth, order, first, top
+        cdef bint mates = False
+        if max_moves < 1 or max_moves > AB_NO_PROOF - 1:
+            raise ValueError(f"max_moves must be between 1 and {AB_NO_PROOF - 1}, "
+                             f"not {max_moves}")
+        if not 1 <= self.max_order <= MAX_ORDER:
+            raise ValueError(f"max_order must be between 1 and {MAX_ORDER}, "
+                             f"not {self.max_order}")
+        if bs_copy(&self.finder.state, &board.state) != 0:
+            raise MemoryError()
+        self.finder.nodes = 0
+        self.finder.node_limit = node_limit
+        self.finder.deadline = now_seconds() + seconds if seconds > 0 else 0.0
+        self.finder.stopped = 0
+        self.length = 0
+        self.found_order = 0
+        first = 1 if shortest else max_moves
+        top = self.max_order
+        with nogil:
+            for depth in range(first, max_moves + 1):
+                for order in range(1, top + 1):
+                    mates = attack(&self.finder, depth, order, 0)
+                    if mates or self.finder.stopped:
+                        break
+                if mates or self.finder.stopped:
+                    break
+        if not mates:
+            return None
+        self.length = depth
+        self.found_order = order
+        return depth
+
+    def line(self):
+        """The proposed main line of the last mate found, as (from, to) square pairs (0..89)
+        of both sides' moves: the table's mating move at each attacker node, and at each
+        defender node the reply whose mate is longest.  Empty if no mate was found."""
+        cdef Finder* f = &self.finder
+        cdef int moves[MAX_MOVES]
+        cdef int n, i, m, remaining = self.length, best_reply, best_length, length
+        cdef int order = self.found_order
+        cdef int made = 0
+        cdef AbEntry* e
+        played = []
+        if remaining <= 0:
+            return played
+        f.stopped = 0
+        f.node_limit = 0
+        f.deadline = 0
+        try:
+            while remaining > 0:
+                # Attacker: a search that is a table hit unless the proof was overwritten.
+                if not attack(f, remaining, order, 0):
+                    break
+                e = slot(f, f.state.key)
+                if e.key != f.state.key or e.best == 0:
+                    break
+                m = e.best
+                played.append((sq90_of(xq_move_from(m)), sq90_of(xq_move_to(m))))
+                bs_make(&f.state, m)
+                made += 1
+                n = bs_legal_moves(&f.state, moves)
+                if n == 0:
+                    break
+                # Defender: the reply after which the mate takes longest.
+                best_reply, best_length = 0, -1
+                for i in range(n):
+                    bs_make(&f.state, moves[i])
+                    for length in range(1, remaining):
+                        if attack(f, length, order, 0):
+                            break
+                    else:
+                        length = remaining
+                    bs_unmake(&f.state)
+                    if length > best_length:
+                        best_reply, best_length = moves[i], length
+                played.append((sq90_of(xq_move_from(best_reply)),
+                               sq90_of(xq_move_to(best_reply))))
+                bs_make(&f.state, best_reply)
+                made += 1
+                remaining = best_length
+        finally:
+            for i in range(made):
+                bs_unmake(&f.state)
+        return played
+
+    def mating_moves(self):
+        """The attacker's moves along :meth:`line`."""
+        return self.line()[::2]
+
+    def proof_hints(self):
+        """Every proof's move in the table, as (position key, from, to): the mating moves the
+        search found, at the main line's nodes and in its threat tests alike, for df-pn to
+        try first (``solver._dfpn.Search.set_hints``)."""
+        cdef Finder* f = &self.finder
+        cdef uint64_t i
+        cdef AbEntry* e
+        hints = []
+        for i in range(f.mask + 1):
+            e = &f.table[i]
+            if e.key != 0 and e.proven != AB_NO_PROOF and e.best != 0:
+                hints.append((e.key, sq90_of(xq_move_from(e.best)),
+                              sq90_of(xq_move_to(e.best))))
+        return hints
+
+    def clear(self):
+        """Forget the table, killers and history (a new problem)."""
+        memset(self.finder.table, 0, (self.finder.mask + 1) * sizeof(AbEntry))
+        memset(self.finder.history, 0, 2 * AB_HISTORY_SIZE * sizeof(int))
+        memset(self.finder.killers, 0, sizeof(self.finder.killers))
