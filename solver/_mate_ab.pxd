@@ -24,11 +24,15 @@ cdef struct Finder:
     long long nodes
     long long node_limit     # 0: none
     double deadline          # seconds since the epoch; 0: none
-    int stopped
+    int stopped              # a limit (of the stage) was reached, or cancelled
+    int cancelled            # cancel() was called: every stage stops
+    uint64_t fail_salt       # mixed into failures' keys: they hold for one threat cap only
     int tempo_frontier       # λ orders > 1 try every move with this few attacker moves left
+    int threat_moves         # a quiet move must threaten a mate within this many moves
 
 cdef class MateFinder:
     cdef Finder finder
     cdef int length          # the mate found by the last find(), or 0
     cdef int found_order
     cdef public int max_order
+    cdef public int threat_moves

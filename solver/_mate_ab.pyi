@@ -2,11 +2,14 @@
 from xiangqi._core import BaseBoard
 
 MAX_ORDER: int      # the highest λ order a search may use
+MAX_MATE_MOVES: int # the longest mate a search may be asked for
+THREAT_STAGES: tuple[int, ...]  # threat caps of find()'s stages
 
 class MateFinder:
     """An alpha-beta mate finder with its own table (``table_bits``: log2 entries)."""
 
     max_order: int      # λ orders 1 .. max_order are tried at each bound
+    threat_moves: int   # one threat cap instead of THREAT_STAGES' (0: the stages)
 
     def __init__(self, table_bits: int = 20) -> None: ...
     @property
@@ -25,4 +28,5 @@ class MateFinder:
         """The attacker's moves of :meth:`line`."""
     def proof_hints(self) -> list[tuple[int, int, int]]:
         """(position key, from, to) of every proof's move in the table."""
+    def cancel(self) -> None: ...
     def clear(self) -> None: ...
