@@ -92,8 +92,8 @@ from puzzles.catalogue import (
     win_bound,
 )
 from solver import Limits, Solver
-from solver.search import DEFAULT_PROPOSER_SHARE
 from solver.refute import refute
+from solver.search import DEFAULT_PROPOSER_SHARE
 from tablebases import open_tablebase
 from xiangqi import Board, Move
 

@@ -17,8 +17,7 @@ from xiangqi import Board, Move
 from xiangqi.rules import adjudicate, ruleset
 
 from ._dfpn import DISPROVEN, FULL, MAX_ORDER, PROVEN, UNKNOWN, Search
-from ._mate_ab import MAX_MATE_MOVES
-from ._mate_ab import MateFinder
+from ._mate_ab import MAX_MATE_MOVES, MateFinder
 from .types import MODES, Mode, Verdict
 
 DEFAULT_MAX_MOVES: dict[str, int] = {Mode.CHECKS: 200, Mode.ANY: 20}
