@@ -28,11 +28,13 @@ cdef struct Finder:
     int cancelled            # cancel() was called: every stage stops
     uint64_t fail_salt       # mixed into failures' keys: they hold for one threat cap only
     int tempo_frontier       # λ orders > 1 try every move with this few attacker moves left
-    int threat_moves         # a quiet move must threaten a mate within this many moves
+    int threat_moves         # a quiet move must threaten a mate within this many moves (the
+                             # stage's cap)
 
 cdef class MateFinder:
     cdef Finder finder
     cdef int length          # the mate found by the last find(), or 0
     cdef int found_order
     cdef public int max_order
-    cdef public int threat_moves
+    cdef public tuple threat_caps
+    cdef public int tempo_frontier

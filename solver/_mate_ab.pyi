@@ -9,7 +9,8 @@ class MateFinder:
     """An alpha-beta mate finder with its own table (``table_bits``: log2 entries)."""
 
     max_order: int      # λ orders 1 .. max_order are tried at each bound
-    threat_moves: int   # one threat cap instead of THREAT_STAGES' (0: the stages)
+    threat_caps: tuple[int, ...]    # the stages' threat caps (default THREAT_STAGES)
+    tempo_frontier: int             # every move is tried with this few moves left
 
     def __init__(self, table_bits: int = 20) -> None: ...
     @property
