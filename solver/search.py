@@ -41,8 +41,12 @@ MEASURED_BOUNDS = (2, *FULL_WIDTH_STEPS)
 MEASURE_SHARE = 0.1
 # "any" mode: the share of the budget (nodes and time) that the alpha-beta mate finder
 # (solver._mate_ab) may use before df-pn, which then tries the moves of its proofs first (see
-# Solver._propose).  Its nodes count against the budget.
-DEFAULT_PROPOSER_SHARE = 0.1
+# Solver._propose).  Its nodes count against the budget.  Off by default: on the 41-problem
+# sample at 2 M nodes each (solve_collection.py --sample), shares 0, 0.1 and 0.25 proved the
+# same 18 (8 exact) with 50.1 M, 51.9 M and 52.9 M nodes; the finder proposes only mates that
+# df-pn proves cheaply anyway (at 2 M nodes alone it finds 8 of the 41, all among the 18),
+# and its hints saved nodes on one (No. 314: 562,546 -> 543,959 with the finder's 47,640).
+DEFAULT_PROPOSER_SHARE = 0.0
 # The proposer's nodes when the solve has no budget to take a share of.
 PROPOSER_UNBUDGETED_NODES = 2_000_000
 

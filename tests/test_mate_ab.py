@@ -92,8 +92,26 @@ def test_finder_limits_and_arguments():
     finder.max_order = 0
     with pytest.raises(ValueError):
         finder.find(board, 5)
+    finder.max_order = 3
+    for caps in ((), (0,), (1, 200)):
+        finder.threat_caps = caps
+        with pytest.raises(ValueError):
+            finder.find(board, 5)
     with pytest.raises(ValueError):
         MateFinder(table_bits=40)
+
+
+def test_finder_stages_share_the_budget():
+    # No. 63's mate needs only threats of mate in one: the first of the three stages finds
+    # it; with the one stage of unlimited threats it takes more nodes, and with a budget too
+    # small for the first stage the later ones are not reached.
+    board = Board(shiqingyaqu(63))
+    staged, unlimited = MateFinder(), MateFinder()
+    unlimited.threat_caps = (127,)
+    assert staged.find(board, 30, node_limit=1_000_000) == 6
+    assert unlimited.find(board, 30, node_limit=1_000_000) == 6
+    assert staged.nodes < unlimited.nodes
+    assert MateFinder().find(board, 30, node_limit=3_000) is None
 
 
 def test_finder_cancel_from_another_thread():
