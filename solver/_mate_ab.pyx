@@ -401,18 +401,20 @@ cdef class MateFinder:
                 n = bs_legal_moves(&f.state, moves)
                 if n == 0:
                     break
-                # Defender: the reply after which the mate takes longest.
+                # Defender: the reply after which the mate takes longest.  (A reply with no
+                # mate in the moves left would mean a proof lost from the table: the line
+                # stops there, short of mate.)
                 best_reply, best_length = 0, -1
                 for i in range(n):
                     bs_make(&f.state, moves[i])
-                    for length in range(1, remaining):
-                        if attack(f, length, order, 0):
-                            break
-                    else:
-                        length = remaining
+                    length = 1
+                    while length < remaining and not attack(f, length, order, 0):
+                        length += 1
                     bs_unmake(&f.state)
                     if length > best_length:
                         best_reply, best_length = moves[i], length
+                if best_length >= remaining:
+                    break
                 played.append((sq90_of(xq_move_from(best_reply)),
                                sq90_of(xq_move_to(best_reply))))
                 bs_make(&f.state, best_reply)
