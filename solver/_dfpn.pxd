@@ -76,7 +76,7 @@ cdef class Search:
     cdef uint64_t* hint_keys
     cdef uint16_t* hint_moves
     cdef uint64_t hint_mask
-    cdef public long long hints_taken        # attacker nodes whose hinted move was put first
+    cdef public long long hints_taken        # move lists generated with a hinted move first
     cdef uint8_t check_after[TRACKED_PLIES]  # per ply of the line: the move gave check
 
     cdef bint note_check(self) noexcept

@@ -42,7 +42,7 @@ class Search:
     threat_tests: int           # threat searches entered (a pass searched)
     threat_nodes_spent: int     # nodes searched after a pass (the outermost ones)
     tempo_frontier: int         # λ orders > 1 try every move with this few moves left
-    hints_taken: int            # attacker nodes whose hinted move was put first
+    hints_taken: int            # move lists generated with a hinted move first
 
     def __init__(self, table_bits: int = 20) -> None: ...
     @property
