@@ -93,6 +93,7 @@ from puzzles.catalogue import (
 )
 from solver import Limits, Solver
 from solver.refute import refute
+from solver.search import DEFAULT_PROPOSER_SHARE
 from tablebases import open_tablebase
 from xiangqi import Board, Move
 
@@ -111,7 +112,8 @@ RESUME_COLUMNS = ["number", "stipulation", "verdict", "moves", "exact", "order",
 # The options a resume file records in its header and a resumed run must repeat: they decide
 # the rows.  (Not --jobs, --numbers, --sample, --cluster: they decide only which and where.)
 RESUME_SETTINGS = ["checks_seconds", "checks_moves", "any_seconds", "any_moves", "any_nodes",
-                   "orders", "refute_seconds", "refute_nodes", "refute_moves", "tables"]
+                   "orders", "proposer_share", "refute_seconds", "refute_nodes", "refute_moves",
+                   "tables"]
 RESUME_TITLE = "# solve_collection.py resume file: one row per problem, appended as it finishes"
 # The development sample: every seventh of the 281 quiet-move wins (stipulation "win" in the
 # verdicts file, in the book's order, the first included): the 41 of the session-6 to
@@ -199,7 +201,8 @@ def verdict_of(task: tuple) -> dict:
     spent = [result.nodes, result.tb_leaves, result.threat_tests]
     if result.verdict == "no mate":
         solver = _Watched(board, "any", Limits(seconds=args.any_seconds, nodes=args.any_nodes,
-                                               lambda_orders=args.orders), tables)
+                                               lambda_orders=args.orders,
+                                               proposer_share=args.proposer_share), tables)
         result = solver.run(win_bound(board, args.any_moves, tables))
         stipulation = "win"
         spent = [a + b for a, b in zip(spent, [result.nodes, result.tb_leaves,
@@ -497,6 +500,9 @@ def main(argv: list[str] | None = None) -> None:
                         help="node budget of a quiet-move search (0: none); unlike seconds, "
                              "the verdicts then do not depend on the machine or its load")
     parser.add_argument("--orders", type=int, default=3, help="λ orders before full width")
+    parser.add_argument("--proposer-share", type=float, default=DEFAULT_PROPOSER_SHARE,
+                        help="share of a quiet-move search's budget for the alpha-beta mate "
+                             "finder whose moves df-pn tries first (0: none)")
     parser.add_argument("--refute-seconds", type=float, default=10.0,
                         help="a win without a proven mate: time to prove that Black mates "
                              "whatever Red plays (0 with --refute-nodes 0: no refutation)")

@@ -72,6 +72,11 @@ cdef class Search:
     cdef public long long threat_nodes_spent # nodes searched after a pass (outermost)
     cdef int threat_depth                    # threat searches running, one inside another
     cdef MoveList* move_cache
+    # Hints (set_hints): a move to try first per position key, open addressing; mask 0: none.
+    cdef uint64_t* hint_keys
+    cdef uint16_t* hint_moves
+    cdef uint64_t hint_mask
+    cdef public long long hints_taken        # move lists generated with a hinted move first
     cdef uint8_t check_after[TRACKED_PLIES]  # per ply of the line: the move gave check
 
     cdef bint note_check(self) noexcept
@@ -90,6 +95,7 @@ cdef class Search:
                       int* ungated)
     cdef int cached_moves(self, bint attacker_to_move, int remaining, int order, int* moves,
                           int* ungated)
+    cdef int hinted_move(self) noexcept
     cdef bint defender_mates_at_once(self) noexcept
     cdef int piece_total(self) noexcept
     cdef int tablebase_code(self)

@@ -2,7 +2,7 @@
 
 Only the Python-visible API: the C-level declarations are in ``_dfpn.pxd``.
 """
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Literal
 
 from tablebases._probe import LeafProber
@@ -42,6 +42,7 @@ class Search:
     threat_tests: int           # threat searches entered (a pass searched)
     threat_nodes_spent: int     # nodes searched after a pass (the outermost ones)
     tempo_frontier: int         # λ orders > 1 try every move with this few moves left
+    hints_taken: int            # move lists generated with a hinted move first
 
     def __init__(self, table_bits: int = 20) -> None: ...
     @property
@@ -50,6 +51,12 @@ class Search:
     def table_used(self) -> int:
         """Entries written so far (an upper bound on the fill)."""
     def clear_table(self) -> None: ...
+    def set_hints(self, hints: Iterable[tuple[int, int, int]]) -> None:
+        """Moves to try first, as (position key, from, to); at λ orders above 1 a hinted
+        quiet move needs no threat test.  Empty: no hints."""
+    @property
+    def hint_count(self) -> int:
+        """Positions with a hinted move."""
     def cancel(self) -> None: ...
     def set_position(self, board: BaseBoard) -> None:
         """Search from ``board``'s position; its side to move is the attacker."""

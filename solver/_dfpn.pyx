@@ -51,6 +51,7 @@ on one are marked ``tainted`` and are reused from the table only under the same 
 The pass of a threat test is a barrier for these scans, like a capture.
 Stalemate (困毙) counts as mate.  Running out of nodes, time or table gives "unknown".
 """
+from libc.stdlib cimport calloc, free
 from libc.string cimport memset
 from libc.stdint cimport uint64_t, uint32_t, int32_t, uint8_t
 from posix.time cimport clock_gettime, timespec, CLOCK_REALTIME
@@ -243,11 +244,78 @@ cdef class Search:
         self.threat_tests = 0
         self.threat_nodes_spent = 0
         self.threat_depth = 0
+        self.hint_keys = NULL
+        self.hint_moves = NULL
+        self.hint_mask = 0
+        self.hints_taken = 0
 
     def __dealloc__(self):
         bs_free(&self.state)
         free_table(self.table)
         free_table(self.move_cache)
+        free(self.hint_keys)
+        free(self.hint_moves)
+
+    def set_hints(self, hints):
+        """Moves to try first: ``hints`` is an iterable of (position key, from, to), squares
+        0..89 (``solver._mate_ab.MateFinder.proof_hints``: the mating moves an alpha-beta
+        search found).  At an attacker node whose key has a hint, the hinted move, if legal,
+        comes first; at λ orders above 1 a hinted quiet move is admitted without its threat
+        test (it is taken to threaten: the hint says it mates).  Admitting a move only widens
+        the attacker's choice, so every proof is still a forced mate, and a disproof below
+        full width is still never an answer.  An empty iterable removes the hints."""
+        cdef uint64_t key, size = 16, index
+        cdef list entries = [(int(k), int(f), int(t)) for k, f, t in hints]
+        free(self.hint_keys)
+        free(self.hint_moves)
+        self.hint_keys = NULL
+        self.hint_moves = NULL
+        self.hint_mask = 0
+        # Move lists generated under other hints are stale.
+        memset(self.move_cache, 0, ((<uint64_t> 1) << MOVE_CACHE_BITS) * sizeof(MoveList))
+        if not entries:
+            return
+        while size < 2 * len(entries):
+            size <<= 1
+        self.hint_keys = <uint64_t*> calloc(size, sizeof(uint64_t))
+        self.hint_moves = <uint16_t*> calloc(size, sizeof(uint16_t))
+        if self.hint_keys == NULL or self.hint_moves == NULL:
+            raise MemoryError()
+        self.hint_mask = size - 1
+        for k, f, t in entries:
+            if not (0 <= f < 90 and 0 <= t < 90):
+                raise ValueError(f"a hint's squares must be 0..89, not {f} and {t}")
+            key = <uint64_t> k
+            index = (key ^ (key >> 29)) & self.hint_mask
+            while self.hint_keys[index] != 0 and self.hint_keys[index] != key:
+                index = (index + 1) & self.hint_mask
+            self.hint_keys[index] = key
+            self.hint_moves[index] = <uint16_t> (sq256_of(f) | (sq256_of(t) << 8))
+
+    @property
+    def hint_count(self):
+        """Positions with a hinted move."""
+        cdef uint64_t i
+        cdef long long count = 0
+        if self.hint_mask == 0:
+            return 0
+        for i in range(self.hint_mask + 1):
+            if self.hint_keys[i] != 0:
+                count += 1
+        return count
+
+    cdef int hinted_move(self) noexcept:
+        """The hinted move of the current position, or 0."""
+        cdef uint64_t key = self.state.key
+        cdef uint64_t index
+        if self.hint_mask == 0:
+            return 0
+        index = (key ^ (key >> 29)) & self.hint_mask
+        while self.hint_keys[index] != 0:
+            if self.hint_keys[index] == key:
+                return self.hint_moves[index]
+            index = (index + 1) & self.hint_mask
+        return 0
 
     @property
     def table_entries(self):
@@ -464,11 +532,29 @@ cdef class Search:
         ``ungated`` is set to the number of leading moves that need no threat."""
         cdef int all_moves[MAX_MOVES]
         cdef int n = bs_legal_moves(&self.state, all_moves)
-        cdef int i, kept = 0, quiet = 0
+        cdef int i, kept = 0, quiet = 0, hint = 0
         cdef int quiet_moves[MAX_MOVES]
+        if attacker_to_move and self.hint_mask != 0:
+            # A hinted move first: a check at every order, a quiet move above order 1 (where
+            # it is admitted ungated, see set_hints); elsewhere it is sorted as any move.
+            hint = self.hinted_move()
+            for i in range(n):
+                if all_moves[i] == hint:
+                    break
+            else:
+                hint = 0
+            if hint and (order > 1 or (bs_may_give_check(&self.state, hint) and
+                                       bs_gives_check(&self.state, hint))):
+                moves[0] = hint
+                kept = 1
+                self.hints_taken += 1
+            else:
+                hint = 0
         # Checks first, for both sides: the attacker's give df-pn better ties, the defender's
         # counter-attack that mates the attacker refutes the move before anything else.
         for i in range(n):
+            if all_moves[i] == hint:
+                continue
             if bs_may_give_check(&self.state, all_moves[i]) and \
                     bs_gives_check(&self.state, all_moves[i]):
                 moves[kept] = all_moves[i]

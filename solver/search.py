@@ -17,6 +17,7 @@ from xiangqi import Board, Move
 from xiangqi.rules import adjudicate, ruleset
 
 from ._dfpn import DISPROVEN, FULL, MAX_ORDER, PROVEN, UNKNOWN, Search
+from ._mate_ab import MAX_MATE_MOVES, MateFinder
 from .types import MODES, Mode, Verdict
 
 DEFAULT_MAX_MOVES: dict[str, int] = {Mode.CHECKS: 200, Mode.ANY: 20}
@@ -43,6 +44,16 @@ MAX_MOVES_BOUND = 10_000
 # The transposition table: 2**bits entries of 32 bytes (2**22: 128 MiB), bits within the range.
 DEFAULT_TABLE_BITS = 22
 TABLE_BITS_RANGE = (2, 34)
+# "any" mode: the share of the budget (nodes and time) that the alpha-beta mate finder
+# (solver._mate_ab) may use before df-pn, which then tries the moves of its proofs first (see
+# Solver._propose).  Its nodes count against the budget.  Off by default: on the 41-problem
+# sample at 2 M nodes each (solve_collection.py --sample), shares 0, 0.1 and 0.25 proved the
+# same 18 (8 exact) with 50.1 M, 51.9 M and 52.9 M nodes; the finder proposes only mates that
+# df-pn proves cheaply anyway (at 2 M nodes alone it finds 8 of the 41, all among the 18),
+# and its hints saved nodes on one (No. 314: 562,546 -> 543,959 with the finder's 47,640).
+DEFAULT_PROPOSER_SHARE = 0.0
+# The proposer's nodes when the solve has no budget to take a share of.
+PROPOSER_UNBUDGETED_NODES = 2_000_000
 
 
 def order_name(order: int | None) -> str:
@@ -115,6 +126,9 @@ class Limits:
     # (0: full width only).  Order 1 admits checks, order n the moves that threaten an order
     # n - 1 win.  A proof at any order is a forced mate; only full width proves "no mate".
     lambda_orders: int = DEFAULT_LAMBDA_ORDERS
+    # "any" mode: the share of the budget for the alpha-beta mate finder that proposes moves
+    # for df-pn to try first (0: none).  Whatever it finds, the answer is df-pn's proof.
+    proposer_share: float = DEFAULT_PROPOSER_SHARE
 
     def __post_init__(self) -> None:
         if self.nodes < 0:
@@ -128,6 +142,9 @@ class Limits:
         if not 0 <= self.lambda_orders <= MAX_ORDER:
             raise SolverError(f"lambda orders must be between 0 and {MAX_ORDER}, "
                               f"not {self.lambda_orders}")
+        if not 0 <= self.proposer_share < 1:
+            raise SolverError(f"the proposer's share must be from 0 to below 1, "
+                              f"not {self.proposer_share}")
 
 
 @dataclass
@@ -224,6 +241,10 @@ class Solver:
         # Lines finished after the budget ran out take the stored proof's move first (no
         # search) instead of the first mating move in ICCS order.
         self._follow_stored_proof = False
+        # The alpha-beta proposer (see :meth:`_propose`): run once, at the root's first query.
+        self._finder: MateFinder | None = None
+        self.proposed_length: int | None = None  # the mate it proposed (not a proof)
+        self.proposer_nodes = 0
         self.start = time.time()
         if self.limits.seconds:
             self.search.deadline = self.start + self.limits.seconds
@@ -251,6 +272,8 @@ class Solver:
 
     def cancel(self) -> None:
         self.search.cancel()
+        if self._finder is not None:
+            self._finder.cancel()
 
     @property
     def stopped(self) -> bool:
@@ -303,6 +326,8 @@ class Solver:
             if board.fen() != self._measured_root:
                 self.full_width_nodes.clear()
                 self._measured_root = board.fen()
+            if self._finder is None and self.mode == Mode.ANY and self.limits.proposer_share:
+                self._propose(board, upper)
         for bound, order, share in self._schedule(upper):
             status, length = self._measured(board, bound, order, share, root)
             if status == PROVEN:
@@ -350,6 +375,31 @@ class Solver:
                     self.exact = False
                     return PROVEN, high
         return PROVEN, high
+
+    def _propose(self, board: Board, upper: int) -> None:
+        """Run the alpha-beta mate finder within :attr:`Limits.proposer_share` of the budget
+        left (its nodes are charged to the search's) and give the moves of the proofs it
+        found to df-pn as hints, to be tried first (a quiet one without its threat test).
+        Nothing it finds is an answer: df-pn still proves every mate reported."""
+        share = self.limits.proposer_share
+        finder = self._finder = MateFinder()
+        finder.max_order = max(1, self.limits.lambda_orders)
+        if self.search.stopped:
+            return                      # cancelled before it started
+        node_limit = PROPOSER_UNBUDGETED_NODES
+        if self.search.node_limit:
+            node_limit = max(1, int(share * (self.search.node_limit - self.search.nodes)))
+        seconds = 0.0
+        if self.search.deadline:
+            seconds = max(1e-3, share * (self.search.deadline - time.time()))
+        if self.search.deadline and not self.search.node_limit:
+            node_limit = 0              # the time share alone bounds it
+        self.proposed_length = finder.find(board, min(upper, MAX_MATE_MOVES), node_limit,
+                                           seconds)
+        self.proposer_nodes = finder.nodes
+        self.search.nodes += finder.nodes
+        if self.proposed_length is not None:
+            self.search.set_hints(finder.proof_hints())
 
     def _schedule(self, upper: int) -> list[tuple[int, int, float]]:
         """The searches a query runs until one proves a mate: (bound, order, share of the
