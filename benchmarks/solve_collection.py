@@ -112,8 +112,8 @@ RESUME_COLUMNS = ["number", "stipulation", "verdict", "moves", "exact", "order",
 # The options a resume file records in its header and a resumed run must repeat: they decide
 # the rows.  (Not --jobs, --numbers, --sample, --cluster: they decide only which and where.)
 RESUME_SETTINGS = ["checks_seconds", "checks_moves", "any_seconds", "any_moves", "any_nodes",
-                   "orders", "proposer_share", "refute_seconds", "refute_nodes", "refute_moves",
-                   "tables"]
+                   "orders", "proposer_share", "threads", "refute_seconds", "refute_nodes",
+                   "refute_moves", "tables"]
 RESUME_TITLE = "# solve_collection.py resume file: one row per problem, appended as it finishes"
 # The development sample: every seventh of the 281 quiet-move wins (stipulation "win" in the
 # verdicts file, in the book's order, the first included): the 41 of the session-6 to
@@ -195,14 +195,16 @@ def verdict_of(task: tuple) -> dict:
                 "tb_leaves": 0, "threat_tests": 0, "ran_out": ""}
     board = Board(fen)
     tables = open_tablebase(args.tables) if args.tables else None
-    solver = _Watched(board, "checks", Limits(seconds=args.checks_seconds), tables)
+    solver = _Watched(board, "checks", Limits(seconds=args.checks_seconds, threads=args.threads),
+                      tables)
     result = solver.run(args.checks_moves)
     stipulation = "checks"
     spent = [result.nodes, result.tb_leaves, result.threat_tests]
     if result.verdict == "no mate":
         solver = _Watched(board, "any", Limits(seconds=args.any_seconds, nodes=args.any_nodes,
                                                lambda_orders=args.orders,
-                                               proposer_share=args.proposer_share), tables)
+                                               proposer_share=args.proposer_share,
+                                               threads=args.threads), tables)
         result = solver.run(win_bound(board, args.any_moves, tables))
         stipulation = "win"
         spent = [a + b for a, b in zip(spent, [result.nodes, result.tb_leaves,
@@ -231,7 +233,7 @@ def refuted_row(row: dict, board: Board, tables, args: argparse.Namespace) -> di
     leaves counted, and "refutation" added to ``ran_out`` if that budget ran out too)."""
     refutation = refute(board, refutation_bound(board, args.refute_moves, tables), tables,
                         Limits(seconds=args.refute_seconds, nodes=args.refute_nodes,
-                               lambda_orders=args.orders))
+                               lambda_orders=args.orders, threads=args.threads))
     row = {**row, "tb_leaves": row.get("tb_leaves", 0) + refutation.tb_leaves,
            "nodes": int(row.get("nodes") or 0) + refutation.nodes}
     if refutation.refuted:
@@ -503,6 +505,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--proposer-share", type=float, default=DEFAULT_PROPOSER_SHARE,
                         help="share of a quiet-move search's budget for the alpha-beta mate "
                              "finder whose moves df-pn tries first (0: none)")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="processes of each problem's search, sharing one table (the node "
+                             "budgets count all of them; with --jobs J, J x THREADS processes)")
     parser.add_argument("--refute-seconds", type=float, default=10.0,
                         help="a win without a proven mate: time to prove that Black mates "
                              "whatever Red plays (0 with --refute-nodes 0: no refutation)")

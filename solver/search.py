@@ -16,8 +16,9 @@ from tablebases import MissingTableError
 from xiangqi import Board, Move
 from xiangqi.rules import adjudicate, ruleset
 
-from ._dfpn import DISPROVEN, FULL, MAX_ORDER, PROVEN, UNKNOWN, Search
+from ._dfpn import DISPROVEN, FULL, MAX_ORDER, MAX_THREADS, PROVEN, UNKNOWN, Search
 from ._mate_ab import MAX_MATE_MOVES, MateFinder
+from .parallel import search_with_helpers
 from .types import MODES, Mode, Verdict
 
 DEFAULT_MAX_MOVES: dict[str, int] = {Mode.CHECKS: 200, Mode.ANY: 20}
@@ -52,6 +53,8 @@ TABLE_BITS_RANGE = (2, 34)
 # df-pn proves cheaply anyway (at 2 M nodes alone it finds 8 of the 41, all among the 18),
 # and its hints saved nodes on one (No. 314: 562,546 -> 543,959 with the finder's 47,640).
 DEFAULT_PROPOSER_SHARE = 0.0
+# The largest share: df-pn, which gives the answer, keeps a tenth of the budget at least.
+MAX_PROPOSER_SHARE = 0.9
 # The proposer's nodes when the solve has no budget to take a share of.
 PROPOSER_UNBUDGETED_NODES = 2_000_000
 
@@ -129,6 +132,9 @@ class Limits:
     # "any" mode: the share of the budget for the alpha-beta mate finder that proposes moves
     # for df-pn to try first (0: none).  Whatever it finds, the answer is df-pn's proof.
     proposer_share: float = DEFAULT_PROPOSER_SHARE
+    # Processes searching the root's queries together on one shared table (solver.parallel);
+    # the node budget counts the nodes of all of them.
+    threads: int = 1
 
     def __post_init__(self) -> None:
         if self.nodes < 0:
@@ -142,8 +148,10 @@ class Limits:
         if not 0 <= self.lambda_orders <= MAX_ORDER:
             raise SolverError(f"lambda orders must be between 0 and {MAX_ORDER}, "
                               f"not {self.lambda_orders}")
-        if not 0 <= self.proposer_share < 1:
-            raise SolverError(f"the proposer's share must be from 0 to below 1, "
+        if not 1 <= self.threads <= MAX_THREADS:
+            raise SolverError(f"threads must be between 1 and {MAX_THREADS}, not {self.threads}")
+        if not 0 <= self.proposer_share <= MAX_PROPOSER_SHARE:
+            raise SolverError(f"the proposer's share must be from 0 to {MAX_PROPOSER_SHARE}, "
                               f"not {self.proposer_share}")
 
 
@@ -218,7 +226,7 @@ class Solver:
         self.board = board.copy()
         self.mode = mode
         self.limits = limits or Limits()
-        self.search = Search(self.limits.table_bits)
+        self.search = Search(self.limits.table_bits, shared=self.limits.threads > 1)
         self.search.checks_only = 1 if mode == Mode.CHECKS else 0
         self.search.perpetual_check_rule = 1 if self.limits.perpetual_check_rule else 0
         if self.limits.repetition_rules is not None:
@@ -497,7 +505,9 @@ class Solver:
                 slice_nodes = self.search.nodes + int(share * left)
         self.search.deadline, self.search.node_limit = slice_deadline, slice_nodes
         try:
-            status, length = self.value_at(board, remaining, order)
+            status, length = search_with_helpers(
+                self.search, self.limits.threads,
+                lambda: self.value_at(board, remaining, order))
         finally:
             self.search.deadline, self.search.node_limit = deadline, node_limit
         if status == UNKNOWN and share < 1.0 and self.search.stopped:
