@@ -23,7 +23,8 @@ table of every composition's material (with its sub-tables) whose build is estim
 or less on two threads, so that the table set behind the verdicts is named by the command, not
 by what a machine happened to have built. Compositions whose titles say 和 are draw studies:
 they get the draw stipulation and are not searched here (their analysis is a separate task).
-Each search runs on one thread; ``--jobs`` runs that many problems at once; ``--cluster
+Each search runs in one process (``--threads N``: N processes sharing its table, the node
+budgets counting all of them); ``--jobs`` runs that many problems at once; ``--cluster
 ADDRESS`` (a ``dask scheduler``) or ``--workers N`` (a LocalCluster here) makes each problem a
 Dask task instead (``puzzles.cluster``; the extra ``xqstudio[cluster]``), the verdicts
 collected by this process and the file written once at the end, as without a cluster.

@@ -128,10 +128,10 @@ def verify(board: Board, stipulation: str = Stipulation.WIN, moves: int | None =
     mode = mode_of(stipulation)
     solver = Solver(board, mode, limits, tablebase, progress)
     search_bound = moves or DEFAULT_MAX_MOVES[mode]
-    deadline, node_limit = solver.reserve_for_line()
+    full_budget = solver.reserve_for_line()
     status, length = solver.shortest(solver.board, search_bound)
     cancelled = bool(solver.search.stopped) and not solver.limit_reached()
-    solver.search.deadline, solver.search.node_limit = deadline, node_limit
+    full_budget.apply(solver.search)
     report = SoundnessReport(Stipulation(stipulation), _VERDICTS.get(status, Verdict.UNKNOWN),
                              length, moves or (length or search_bound))
     if line is not None:
