@@ -11,7 +11,7 @@ from solver._dfpn import MAX_THREADS, PROVEN, Search
 from solver.parallel import search_with_helpers
 from solver.search import Solver
 from tui.cli import main
-from xiangqi import Board
+from xiangqi import Board, Move
 
 BOOK = Path(__file__).resolve().parent.parent / "puzzles" / "data" / "shiqingyaqu551.fen"
 
@@ -91,3 +91,14 @@ def test_problem_solve_and_verify_with_threads(capsys):
     with pytest.raises(SystemExit) as info:
         main(["problem", "solve", QUIET_MATE, "--threads", "0"])
     assert info.value.code == 2 and "--threads: must be from 1 to 64" in capsys.readouterr().err
+
+
+def test_catalogue_verify_with_threads(tmp_path, capsys):
+    status = main(["catalogue", "verify", "--collection", "适情雅趣", "--numbers", "195",
+                   "--seconds", "0", "--nodes", "2000000", "--threads", "2",
+                   "--db", str(tmp_path / "catalogue.sqlite"), "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert status == 0 and data["verified"] == 1
+    (row,) = data["compositions"]
+    assert (row["stipulation"], row["verdict"], row["moves"]) == ("win", "mate", 11)
+    assert replays_to_mate(QUIET_MATE, [Move.from_iccs(m) for m in row["main_line"].split()])

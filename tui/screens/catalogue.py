@@ -26,7 +26,6 @@ from textual.widgets.select import NoSelection
 from textual.worker import Worker, WorkerState
 
 from puzzles.catalogue import (
-    TABLE_DRAW,
     CatalogueError,
     Entry,
     Page,
@@ -45,6 +44,7 @@ from puzzles.catalogue import (
 )
 from puzzles.paths import default_database
 from puzzles.sheet import heading
+from puzzles.verification import TABLE_DRAW
 from tablebases.material import Material
 from xiangqi import BLACK, Board, Move
 from xiangqi.notation import write_move
