@@ -703,7 +703,7 @@ def search_choice(board: Board, tablebase, prover: Prover, rules: str, bound: in
     return None
 
 
-def check_line(board: Board, moves: list[Move], tablebase=None, bound: int = 8,
+def check_drawing_line(board: Board, moves: list[Move], tablebase=None, bound: int = 8,
                seconds_per_move: float = 20.0, limits: Limits | None = None,
                rules: str = "chinese", both_sides: bool = True,
                progress: Callable[[int, int], bool | None] | None = None,
@@ -721,7 +721,7 @@ def check_line(board: Board, moves: list[Move], tablebase=None, bound: int = 8,
     limit or at a table draw reached by a capture; otherwise it ends "line end".
 
     >>> from xiangqi import Move
-    >>> line = check_line(Board("3k5/9/9/9/9/9/9/9/9/4K4 w"),
+    >>> line = check_drawing_line(Board("3k5/9/9/9/9/9/9/9/9/4K4 w"),
     ...                   [Move.from_iccs(m) for m in ("e0f0", "d9d8")], bound=2)
     >>> [step.held for step in line.steps], line.end
     (['no Black win within 2 (search)', 'no Red win within 2 (search)'], 'line end')

@@ -51,7 +51,7 @@ from .types import Mode, Verdict
 
 ATTACKER, DEFENDER = "attacker", "defender"
 SLOW_MATE_SLACK = 4           # mode "any": moves beyond the shortest mate still judged
-REFUTATION_SECONDS = 3.0      # the whole search for a wrong try's refuting defence
+TRY_REFUTATION_SECONDS = 3.0      # the whole search for a wrong try's refuting defence
 
 
 def _require_turn(outcome, to_move: str, side: str, other_call: str) -> None:
@@ -258,7 +258,7 @@ class Practice:
 
     # -- the defender -----------------------------------------------------------------------
 
-    def refutation(self, move: Move, seconds: float = REFUTATION_SECONDS) -> Move | None:
+    def refutation(self, move: Move, seconds: float = TRY_REFUTATION_SECONDS) -> Move | None:
         """The defence that refutes ``move``, a try of the attacker to move that loses the
         forced mate: the first reply in ICCS order after which the attacker has no forced
         mate within the moves left (:attr:`max_moves` less the try), proven by the complete
