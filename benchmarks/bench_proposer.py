@@ -27,11 +27,11 @@ Fairy-Stockfish 436, 443, 457 (mates in 29, 26, 24), which neither the proposer 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
 
+from resume_rows import append_row, read_rows
 from solve_collection import SAMPLE, problems
 from solver._mate_ab import MateFinder
 from xiangqi import Board, Move
@@ -43,19 +43,6 @@ TITLE = "# bench_proposer.py resume file: one row per problem, appended as it fi
 def settings_lines(args: argparse.Namespace) -> list[str]:
     return [f"# setting {name}={value}" for name, value in
             (("nodes", args.nodes), ("seconds", args.seconds), ("moves", args.moves))]
-
-
-def read_rows(path: Path) -> tuple[list[str], dict[int, dict[str, str]]]:
-    """The header's setting lines and the rows, by number (a row cut short is left out)."""
-    header, rows = [], {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.startswith("# setting "):
-            header.append(line)
-        elif line and not line.startswith("#") and not line.startswith("number\t"):
-            cells = line.split("\t")
-            if len(cells) == len(COLUMNS):
-                rows[int(cells[0])] = dict(zip(COLUMNS, cells))
-    return header, rows
 
 
 def replays_to_mate(board: Board, line: list[tuple[int, int]]) -> bool:
@@ -106,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--moves", type=int, default=30, help="bound on the mate's moves")
     args = parser.parse_args(argv)
     if args.summary:
-        print(summary(read_rows(args.summary)[1]))
+        print(summary(read_rows(args.summary, COLUMNS)[1]))
         return 0
     if not args.nodes and not args.seconds:
         parser.error("give a budget: --nodes or --seconds")
@@ -114,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     fens = {number: fen for number, fen, _ in problems()}
     done: dict[int, dict[str, str]] = {}
     if args.resume and args.resume.exists():
-        header, done = read_rows(args.resume)
+        header, done = read_rows(args.resume, COLUMNS)
         if header != settings_lines(args):
             print(f"error: {args.resume} was made with other settings:\n" + "\n".join(header),
                   file=sys.stderr)
@@ -130,10 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         done[number] = row
         print("\t".join(row[c] for c in COLUMNS), flush=True)
         if args.resume:
-            with args.resume.open("a", encoding="utf-8") as out:
-                out.write("\t".join(row[c] for c in COLUMNS) + "\n")
-                out.flush()
-                os.fsync(out.fileno())
+            append_row(args.resume, row, COLUMNS)
     print(summary({n: done[n] for n in numbers if n in done}))
     return 0
 

@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 
 from bench_vs_fairy import Engine
+from resume_rows import append_row, read_rows
 from solve_collection import SAMPLE, problems
 from solver import Limits, solve
 from xiangqi import Board
@@ -45,19 +46,6 @@ def settings_lines(args: argparse.Namespace, engine_name: str) -> list[str]:
     return [f"# setting {name}={value}" for name, value in
             (("seconds", args.seconds), ("moves", args.moves), ("hash", args.hash),
              ("tables", args.tables or ""), ("engine", engine_name))]
-
-
-def read_rows(path: Path) -> tuple[list[str], dict[int, dict[str, str]]]:
-    """The header's setting lines and the rows, by number (a row cut short is left out)."""
-    header, rows = [], {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.startswith("# setting "):
-            header.append(line)
-        elif line and not line.startswith("#") and not line.startswith("number\t"):
-            cells = line.split("\t")
-            if len(cells) == len(COLUMNS):
-                rows[int(cells[0])] = dict(zip(COLUMNS, cells))
-    return header, rows
 
 
 def summary(rows: dict[int, dict[str, str]], moves: int = 30) -> str:
@@ -94,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tables", default="", help="our tablebase directory (default none)")
     args = parser.parse_args(argv)
     if args.summary:
-        print(summary(read_rows(args.summary)[1], args.moves))
+        print(summary(read_rows(args.summary, COLUMNS)[1], args.moves))
         return 0
     if not args.engine:
         print("bench_quiet_vs_fairy: skipped (no engine: give --engine PATH or "
@@ -113,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     engine = Engine(args.engine, args.hash)
     done: dict[int, dict[str, str]] = {}
     if args.resume and args.resume.exists():
-        header, done = read_rows(args.resume)
+        header, done = read_rows(args.resume, COLUMNS)
         wanted = settings_lines(args, engine.name)
         if header != wanted:
             engine.close()
@@ -147,10 +135,7 @@ def main(argv: list[str] | None = None) -> int:
             done[number] = row
             print("\t".join(row[c] for c in COLUMNS), flush=True)
             if args.resume:
-                with args.resume.open("a", encoding="utf-8") as out:
-                    out.write("\t".join(row[c] for c in COLUMNS) + "\n")
-                    out.flush()
-                    os.fsync(out.fileno())
+                append_row(args.resume, row, COLUMNS)
     finally:
         engine.close()
     print(summary(done, args.moves))

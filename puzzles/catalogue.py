@@ -39,15 +39,21 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import sqlite_utils
 
 from solver import Limits, solve
 from xiangqi import RED, STARTING_FEN, Board, FenError, Move
 from xiangqi.notation import write_line
+from xiangqi.output import JsonObject
 
 from .paths import DATA_DIR, default_database
 from .verification import CHECKS_BOUND, draw_verdict, search_verdict
+
+if TYPE_CHECKING:
+
+    from .formats import Record
 
 SCHEMA_VERSION = 1
 SOLVER_VERSION = "dfpn-1"
@@ -132,7 +138,7 @@ def table_words(material: str, table: str) -> str:
     return table
 
 
-def load_draw_analyses(data_dir: Path = DATA_DIR) -> dict[tuple[str, int], dict]:
+def load_draw_analyses(data_dir: Path = DATA_DIR) -> dict[tuple[str, int], JsonObject]:
     """The draw studies' analyses (``benchmarks/analyse_draws.py --write``), by (collection
     title, number): verdict, what settled it, the drawing line and the traps."""
     path = data_dir / DRAW_ANALYSES
@@ -149,7 +155,8 @@ def load_draw_analyses(data_dir: Path = DATA_DIR) -> dict[tuple[str, int], dict]
     return result
 
 
-def _with_draw_analysis(composition: dict, analyses: dict[tuple[str, int], dict]) -> dict:
+def _with_draw_analysis(composition: JsonObject,
+                        analyses: dict[tuple[str, int], JsonObject]) -> JsonObject:
     """A draw study's verdict and drawing line from its analysis, where there is one."""
     row = analyses.get((composition["collection"], composition["number"]))
     if row is None or composition["stipulation"] != "draw":
@@ -170,13 +177,13 @@ def _with_draw_analysis(composition: dict, analyses: dict[tuple[str, int], dict]
                       "line_end": row.get("line_end", ""), "traps": traps,
                       "seconds": row.get("seconds", ""), "nodes": row.get("nodes", "")}}
 
-def load_patterns(data_dir: Path = DATA_DIR) -> list[dict]:
+def load_patterns(data_dir: Path = DATA_DIR) -> list[JsonObject]:
     path = data_dir / "kill_patterns.toml"
     if not path.exists():
         raise CatalogueError(f"missing source file {path}")
     try:
         with path.open("rb") as handle:
-            patterns = tomllib.load(handle).get("pattern", [])
+            patterns: list[JsonObject] = tomllib.load(handle).get("pattern", [])
     except tomllib.TOMLDecodeError as error:
         raise CatalogueError(f"{path}: {error}") from None
     seen = set()
@@ -190,7 +197,7 @@ def load_patterns(data_dir: Path = DATA_DIR) -> list[dict]:
     return patterns
 
 
-def load_examples(data_dir: Path = DATA_DIR) -> list[dict]:
+def load_examples(data_dir: Path = DATA_DIR) -> list[JsonObject]:
     path = data_dir / "kill_pattern_examples.tsv"
     with path.open(encoding="utf-8", newline="") as handle:
         rows = list(csv.DictReader(handle, delimiter="\t"))
@@ -200,7 +207,7 @@ def load_examples(data_dir: Path = DATA_DIR) -> list[dict]:
     return rows
 
 
-def load_compositions(key: str, data_dir: Path = DATA_DIR) -> list[dict]:
+def load_compositions(key: str, data_dir: Path = DATA_DIR) -> list[JsonObject]:
     """The records of a collection with the verdicts recorded for them."""
     from .formats.fenlist import parse_fen_list
 
@@ -231,7 +238,7 @@ def load_compositions(key: str, data_dir: Path = DATA_DIR) -> list[dict]:
     return result
 
 
-def load_great_four(data_dir: Path = DATA_DIR) -> list[dict]:
+def load_great_four(data_dir: Path = DATA_DIR) -> list[JsonObject]:
     path = data_dir / "jianghu_great_four.tsv"
     with path.open(encoding="utf-8", newline="") as handle:
         rows = list(csv.DictReader(handle, delimiter="\t"))
@@ -308,7 +315,7 @@ def replay_fault(board: Board, moves: list[Move], checks: bool,
     return None
 
 
-def check_example(row: dict, run_solver: bool,
+def check_example(row: JsonObject, run_solver: bool,
                   seconds: float = 20.0) -> tuple[list[Move], str | None]:
     """Replay an example's solution; with ``run_solver`` also prove its forced length.
 
@@ -578,7 +585,7 @@ def _built_from_other_data(path: Path) -> bool:
     return row is None or row[0] != source_digest()
 
 
-def search(db: sqlite_utils.Database, query: str, limit: int = 50) -> list[dict]:
+def search(db: sqlite_utils.Database, query: str, limit: int = 50) -> list[JsonObject]:
     """Full-text search over names, aliases, descriptions and titles, best matches first; a
     reference of one entry (``适情雅趣:7``, ``马后炮:2``) finds that entry."""
     if not query.strip():
@@ -599,7 +606,7 @@ def search(db: sqlite_utils.Database, query: str, limit: int = 50) -> list[dict]
     return hits
 
 
-def _hit(entry: Entry) -> dict:
+def _hit(entry: Entry) -> JsonObject:
     """A search hit for an entry: a composition by its catalogue id, an example by its
     reference (examples have no id of their own that commands read)."""
     reference = entry_reference(entry)
@@ -842,7 +849,7 @@ def query(db: sqlite_utils.Database, text: str | None = None, pattern: str | Non
     return Page(total, offset, limit, [_entry(row) for row in rows])
 
 
-def _entry(row: dict) -> Entry:
+def _entry(row: JsonObject) -> Entry:
     return Entry(row["kind"], row["id"], row["title"], row["pattern"], row["pattern_name"],
                  row["collection"], row["number"], row["fen"], row["stipulation"],
                  row["verdict"], row["moves"], (row["main_line"] or "").split(),
@@ -856,7 +863,7 @@ def _match_expression(text: str) -> str:
     return " AND ".join('"' + spaced(w).replace('"', '""') + '"' for w in words)
 
 
-def draw_analysis(db: sqlite_utils.Database, entry: Entry) -> dict | None:
+def draw_analysis(db: sqlite_utils.Database, entry: Entry) -> JsonObject | None:
     """A draw study's analysis: ``settled_by`` (a table, a bound), ``table``, ``line_end``
     (how its drawing line, the entry's main line, ends) and ``traps`` (each a dict of ICCS
     ``move``, ``refutation`` and Black's mate ``length``); None for other entries."""
@@ -1001,7 +1008,7 @@ def list_patterns(db: sqlite_utils.Database) -> list[PatternSummary]:
 
 
 def _pattern_summaries(db: sqlite_utils.Database, condition: str,
-                       params: list) -> list[PatternSummary]:
+                       params: list[object]) -> list[PatternSummary]:
     rows = db.query(f"SELECT p.*, count(e.id) AS examples FROM patterns p LEFT JOIN examples e "
                     f"ON e.pattern_id = p.id {condition} GROUP BY p.id ORDER BY p.rowid", params)
     return [PatternSummary(r["id"], r["name_zh"], r["name_en"], json.loads(r["aliases_zh"]),
@@ -1131,8 +1138,8 @@ def import_problems(db: sqlite_utils.Database, path: Path | str, collection: str
             f"({_references_text(collection, report.repeated)}); nothing imported: "
             "--skip-existing adds only the new positions, --replace replaces the existing "
             "entries' data", report.repeated)
-    rows: list[dict] = []
-    replacements: list[tuple[int, dict]] = []
+    rows: list[JsonObject] = []
+    replacements: list[tuple[int, JsonObject]] = []
     for record, found in zip(records, targets):
         if found is not None and existing == "skip":
             report.skipped.append(found[1])
@@ -1230,7 +1237,8 @@ def _analyse_for_catalogue(board: Board, seconds: float,
     return draw_verdict(analysis), line
 
 
-def _solve_for_catalogue(board: Board, seconds: float, recorded: list[Move]):
+def _solve_for_catalogue(board: Board, seconds: float,
+                         recorded: list[Move]) -> tuple[str, str, int | None, list[Move]]:
     for mode, bound in (("checks", CHECKS_BOUND), ("any", 10)):
         result = solve(board, mode=mode, max_moves=bound, limits=Limits(seconds=seconds))
         if result.verdict == "mate":
@@ -1242,7 +1250,7 @@ def _solve_for_catalogue(board: Board, seconds: float, recorded: list[Move]):
 # -- verifying compositions again (``catalogue verify``) ---------------------------------------
 
 def compositions_to_verify(db: sqlite_utils.Database, collection: str | None = None,
-                           numbers: list[int] | None = None) -> list[dict]:
+                           numbers: list[int] | None = None) -> list[JsonObject]:
     """The compositions (id, collection, number, title, fen, stipulation, verdict, moves) of
     ``collection`` (every collection if None), only ``numbers`` if given, in order."""
     where: list[str] = []
@@ -1261,7 +1269,7 @@ def compositions_to_verify(db: sqlite_utils.Database, collection: str | None = N
     return [dict(zip(keys, row)) for row in rows]
 
 
-def write_verdicts(db: sqlite_utils.Database, verdicts: dict[int, dict]) -> int:
+def write_verdicts(db: sqlite_utils.Database, verdicts: dict[int, JsonObject]) -> int:
     """Record the verdicts of :func:`verify_composition` (by composition id) and their search
     entries in one transaction: all of them, or, if anything fails (a locked catalogue),
     none.  Returns how many rows were written."""
@@ -1291,7 +1299,7 @@ def write_verdicts(db: sqlite_utils.Database, verdicts: dict[int, dict]) -> int:
 
 
 def export_records(db: sqlite_utils.Database, collection: str | None = None,
-                   pattern: str | None = None, references: list[str] | None = None) -> list:
+                   pattern: str | None = None, references: list[str] | None = None) -> list[Record]:
     """Records (for :func:`puzzles.formats.write`) of the entries ``references`` name (see
     :func:`resolve_reference`), else of a pattern's examples (``pattern``: id, Chinese name
     or alias), else of a collection (name or source key; None: every collection), each with
@@ -1305,7 +1313,7 @@ def export_records(db: sqlite_utils.Database, collection: str | None = None,
     return [entry_record(entry) for entry in entries]
 
 
-def entry_record(entry: Entry):
+def entry_record(entry: Entry) -> Record:
     """An entry as a :class:`puzzles.formats.Record`: its position, main line and tags.  The
     title is the entry's own name (a composition's, 春雷惊蛰; an example's, 马后炮 例2; its
     reference if it has none); the event says where it comes from and what it is called, as

@@ -60,12 +60,16 @@ import json
 import sqlite3
 import sys
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
+
+import sqlite_utils
 
 from solver.search import MAX_THREADS
 from xiangqi import Board
 from xiangqi.cli import add_diagram_options, seconds_argument, whole_number, write_diagram
+from xiangqi.output import JsonObject
 
 from .catalogue import (
     REFERENCE_HELP,
@@ -91,15 +95,18 @@ from .catalogue import (
 from .paths import default_database
 from .verification import WIN_BOUND, VerifySettings, verify_composition
 
+# A catalogue action: the parsed arguments in, the exit status out.
+CommandHandler = Callable[[argparse.Namespace], int]
+
 _ENTRY_FILTERS = ("collection", "pattern", "text", "pieces", "min_moves", "max_moves",
                   "verdict", "limit", "offset")
 
 
-def _emit(document) -> None:
+def _emit(document: object) -> None:
     print(json.dumps(document, ensure_ascii=False))
 
 
-def _fail(args: argparse.Namespace, message: str, **details) -> int:
+def _fail(args: argparse.Namespace, message: str, **details: object) -> int:
     print(f"error: {message}", file=sys.stderr)
     if args.json:
         _emit({"error": message, **details})
@@ -198,7 +205,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
-def _show_entry(args: argparse.Namespace, db, entry: Entry) -> int:
+def _show_entry(args: argparse.Namespace, db: sqlite_utils.Database, entry: Entry) -> int:
     """One composition (with its licence) or one example."""
     reference = entry_reference(entry)
     licence = (db.table("compositions").get(entry.id)["licence"]
@@ -334,7 +341,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
-def _one_entry(db, reference: str) -> Entry:
+def _one_entry(db: sqlite_utils.Database, reference: str) -> Entry:
     entries = entries_of(db, reference)
     if len(entries) != 1:
         raise CatalogueError(f"{reference!r} names {len(entries)} examples: name one as "
@@ -402,7 +409,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     on_cluster = args.cluster is not None or args.workers is not None
     if on_cluster:
-        from .cluster import ClusterError, require_distributed
+        from tablebases.cluster import require_distributed
+
+        from .cluster import ClusterError
         try:
             require_distributed()
         except ClusterError as error:
@@ -414,10 +423,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
     budget = VerifySettings.uniform(seconds=args.seconds, nodes=args.nodes,
                                     max_moves=args.max_moves, threads=args.threads,
                                     tables=str(args.tables.resolve()) if args.tables else None)
-    verdicts: dict[int, dict] = {}
+    verdicts: dict[int, JsonObject] = {}
     start = time.perf_counter()
 
-    def report(i: int, result: dict) -> None:
+    def report(i: int, result: JsonObject) -> None:
         c = compositions[i]
         verdicts[c["id"]] = result
         if not args.json:
@@ -460,7 +469,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 0
 
 
-def _handled(command):
+def _handled(command: CommandHandler) -> CommandHandler:
     """``command`` with a catalogue that cannot be opened or a bad request reported, not
     raised."""
     def run(args: argparse.Namespace) -> int:
@@ -474,11 +483,12 @@ def _handled(command):
     return run
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     catalogue = subparsers.add_parser("catalogue", help="kill patterns and compositions (SQLite)")
     commands = catalogue.add_subparsers(dest="catalogue_command", metavar="ACTION", required=True)
 
-    def common(parser, handler):
+    def common(parser: argparse.ArgumentParser,
+               handler: CommandHandler) -> argparse.ArgumentParser:
         parser.add_argument("--db", type=Path, default=None,
                             help=f"catalogue file (default {default_database()}; "
                                  "or set XQSTUDIO_CATALOGUE)")

@@ -17,18 +17,23 @@ import hashlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
-from typing import Any
+from typing import Any, TypeVar
 
 from tablebases.cluster import ClusterError, connect, dashboard_note, require_distributed
+from xiangqi.output import JsonObject
 
 from .verification import VerifySettings, verify_composition
+
+# What a task of run_tasks returns.
+ResultT = TypeVar("ResultT")
 
 __all__ = ["ClusterError", "connect", "dashboard_note", "run_tasks", "verify_on_cluster",
            "verification_key"]
 
 
-def run_tasks(client: Any, function: Callable, arguments: Sequence[tuple], keys: Sequence[str],
-              on_result: Callable[[int, Any], None] | None = None) -> list:
+def run_tasks(client: Any, function: Callable[..., ResultT],
+              arguments: Sequence[tuple[object, ...]], keys: Sequence[str],
+              on_result: Callable[[int, ResultT], None] | None = None) -> list[ResultT]:
     """``function(*arguments[i])`` for every i as independent tasks of keys ``keys``; the
     results in the order of ``arguments``, ``on_result(i, result)`` called as each arrives.
     The first task that fails raises its error here, and the tasks not finished are
@@ -37,21 +42,22 @@ def run_tasks(client: Any, function: Callable, arguments: Sequence[tuple], keys:
     futures = [client.submit(function, *args, key=key, pure=False)
                for args, key in zip(arguments, keys)]
     where = {future.key: i for i, future in enumerate(futures)}
-    results: list = [None] * len(futures)
+    results: dict[int, ResultT] = {}
     try:
         for future in distributed.as_completed(futures):
             i = where[future.key]
-            results[i] = future.result()
+            result: ResultT = future.result()
+            results[i] = result
             if on_result is not None:
-                on_result(i, results[i])
+                on_result(i, result)
     finally:
         unfinished = [f for f in futures if not f.done()]
         if unfinished:
             client.cancel(unfinished)
-    return results
+    return [results[i] for i in range(len(futures))]
 
 
-def verification_key(composition: dict, budget: VerifySettings) -> str:
+def verification_key(composition: JsonObject, budget: VerifySettings) -> str:
     """The task key of one composition's verification: the same for the same position,
     stipulation and budget (Dask's dashboard groups them as ``catalogue-verify``)."""
     text = json.dumps([composition["fen"], composition["stipulation"], asdict(budget)],
@@ -59,8 +65,9 @@ def verification_key(composition: dict, budget: VerifySettings) -> str:
     return f"catalogue-verify-0{hashlib.sha1(text.encode()).hexdigest()[:11]}-{composition['id']}"
 
 
-def verify_on_cluster(client: Any, compositions: Sequence[dict], budget: VerifySettings,
-                      on_result: Callable[[int, dict], None] | None = None) -> list[dict]:
+def verify_on_cluster(client: Any, compositions: Sequence[JsonObject], budget: VerifySettings,
+                      on_result: Callable[[int, JsonObject], None] | None = None
+                      ) -> list[JsonObject]:
     """The verdict of every composition (rows of
     :func:`puzzles.catalogue.compositions_to_verify`), one task each, in their order."""
     return run_tasks(client, verify_composition,

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import sqlite_utils
 
+from xiangqi.output import JsonObject
+
 from .paths import DATA_DIR
 
 METADATA_FILE = DATA_DIR / "datasette.json"
@@ -27,16 +29,17 @@ DATABASE = "catalogue"
 
 
 @lru_cache(maxsize=1)
-def _metadata() -> dict:
-    return json.loads(METADATA_FILE.read_text(encoding="utf-8"))
+def _metadata() -> JsonObject:
+    document: JsonObject = json.loads(METADATA_FILE.read_text(encoding="utf-8"))
+    return document
 
 
-def metadata() -> dict:
+def metadata() -> JsonObject:
     """The Datasette metadata (a copy, to change freely)."""
     return copy.deepcopy(_metadata())
 
 
-def datasette_metadata(database: str | Path | None = None) -> dict:
+def datasette_metadata(database: str | Path | None = None) -> JsonObject:
     """The metadata for the catalogue file ``database`` (its stem names it in Datasette)."""
     document = metadata()
     name = Path(database).stem if database is not None else DATABASE
@@ -61,7 +64,7 @@ class Table:
     facets: list[str]
 
 
-def _facet_name(facet: str | dict) -> str:
+def _facet_name(facet: str | JsonObject) -> str:
     return facet if isinstance(facet, str) else next(iter(facet.values()))
 
 

@@ -25,7 +25,7 @@ import sqlite_utils
 from tablebases.material import Material
 from xiangqi import RED, Board, Move
 from xiangqi.notation import write_line, write_numbered_line
-from xiangqi.output import require, write_atomically
+from xiangqi.output import JsonObject, require, write_atomically
 from xiangqi.pieces import COLOR_NAMES
 
 from .catalogue import SOLVER_VERSION, CatalogueError, Entry, draw_analysis, table_words
@@ -70,7 +70,7 @@ def solution_text(entry: Entry) -> str:
     return write_numbered_line(Board(entry.fen), [Move.from_iccs(m) for m in entry.main_line])
 
 
-def soundness_notes(entry: Entry, draw: dict | None = None) -> list[str]:
+def soundness_notes(entry: Entry, draw: JsonObject | None = None) -> list[str]:
     """What is known of the entry's soundness, in sentences: the solver's verdict (and for a
     draw study, ``draw`` from :func:`puzzles.catalogue.draw_analysis`)."""
     if entry.kind == "example":
@@ -123,7 +123,7 @@ def _verdict_note(entry: Entry) -> str:
                            side=COLOR_NAMES[side], other=COLOR_NAMES[1 - side])
 
 
-def _draw_notes(entry: Entry, draw: dict) -> list[str]:
+def _draw_notes(entry: Entry, draw: JsonObject) -> list[str]:
     notes = []
     if draw.get("settled_by", "-") not in ("", "-"):
         notes.append(f"Settled by the {draw['settled_by']}.")
@@ -157,7 +157,7 @@ def _draw_notes(entry: Entry, draw: dict) -> list[str]:
 class Problem:
     """One problem of a sheet: the entry and its draw analysis (None for others)."""
     entry: Entry
-    draw: dict | None = None
+    draw: JsonObject | None = None
 
 
 def problems(db: sqlite_utils.Database, entries: Sequence[Entry]) -> list[Problem]:
@@ -235,7 +235,7 @@ def _text(text: str) -> str:
     return html.escape(text, quote=True)
 
 
-def sheet_format(path: str | os.PathLike) -> str:
+def sheet_format(path: str | os.PathLike[str]) -> str:
     """``html`` or ``pdf``, by the file's suffix (.html, .htm, .pdf)."""
     suffix = os.path.splitext(os.fspath(path))[1].lower()
     formats = {".html": "html", ".htm": "html", ".pdf": "pdf"}
@@ -245,7 +245,7 @@ def sheet_format(path: str | os.PathLike) -> str:
     return formats[suffix]
 
 
-def save_sheet(path: str | os.PathLike, page: str) -> str:
+def save_sheet(path: str | os.PathLike[str], page: str) -> str:
     """Write the sheet's HTML ``page`` to ``path`` as HTML or PDF (by its suffix); the file
     appears whole or not at all.  Returns the format."""
     fmt = sheet_format(path)

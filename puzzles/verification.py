@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from solver import Limits, Solver
 from solver.draw import DrawAnalysis
@@ -29,6 +30,10 @@ from solver.search import (
 from tablebases import open_tablebase
 from xiangqi import Board, Move
 from xiangqi.notation import write_line
+from xiangqi.output import JsonObject
+
+if TYPE_CHECKING:
+    from tablebases.probe import Tablebase
 
 # Moves of a composition's continuous-check search.
 CHECKS_BOUND = 80
@@ -104,20 +109,20 @@ def draw_verdict(analysis: DrawAnalysis) -> str:
                                                                str(analysis.verdict))
 
 
-def table_plies(board: Board, tables) -> int | None:
+def table_plies(board: Board, tables: Tablebase | None) -> int | None:
     """The DTM of ``board``'s table in plies (positive: the side to move mates, negative: it
     is mated, 0: a draw), or None when no table covers it."""
     get_dtm = getattr(tables, "get_dtm", None)
     return None if get_dtm is None else get_dtm(board, None)
 
 
-def win_bound(board: Board, moves: int, tables) -> int:
+def win_bound(board: Board, moves: int, tables: Tablebase | None) -> int:
     """The bound of a quiet-move search: ``moves``, or the mate of the position's table if
     longer (a table answers at once; a smaller bound would only hide its mate)."""
     return max(moves, table_mate_moves(board, "any", tables) or 0)
 
 
-def refutation_bound(board: Board, moves: int, tables) -> int:
+def refutation_bound(board: Board, moves: int, tables: Tablebase | None) -> int:
     """The bound of a refutation (the other side's moves): ``moves``, or the table's mate
     against the side to move if longer."""
     plies = table_plies(board, tables)
@@ -164,7 +169,7 @@ def ran_out(result: SolveResult, solver: WatchedSolver) -> str:
     return "; ".join(phases)
 
 
-def verify_composition(fen: str, stipulation: str, settings: VerifySettings) -> dict:
+def verify_composition(fen: str, stipulation: str, settings: VerifySettings) -> JsonObject:
     """One composition's verdict (a pure function of its arguments, so that it runs as a
     cluster task): a draw study (``stipulation`` "draw") by the draw analysis within the
     quiet-move budget; any other first as a continuous-check problem and, if that proves
@@ -197,7 +202,7 @@ def verify_composition(fen: str, stipulation: str, settings: VerifySettings) -> 
     return row
 
 
-def _draw_row(board: Board, tables, settings: VerifySettings) -> dict:
+def _draw_row(board: Board, tables: Tablebase | None, settings: VerifySettings) -> JsonObject:
     from solver.draw import analyse_draw
 
     analysis = analyse_draw(board, tablebase=tables, limits=settings.any_limits(), traps=False)
@@ -207,7 +212,7 @@ def _draw_row(board: Board, tables, settings: VerifySettings) -> dict:
             "nodes": analysis.nodes, "tb_leaves": 0, "threat_tests": 0, "ran_out": ""}
 
 
-def _win_row(board: Board, tables, settings: VerifySettings) -> dict:
+def _win_row(board: Board, tables: Tablebase | None, settings: VerifySettings) -> JsonObject:
     solver = WatchedSolver(board, "checks", settings.checks_limits(), tables)
     result = solver.run(settings.checks_moves)
     stipulation = "checks"
@@ -228,7 +233,8 @@ def _win_row(board: Board, tables, settings: VerifySettings) -> dict:
             "ran_out": ran_out(result, solver)}
 
 
-def with_refutation(row: dict, board: Board, tables, settings: VerifySettings) -> dict:
+def with_refutation(row: JsonObject, board: Board, tables: Tablebase | None,
+                    settings: VerifySettings) -> JsonObject:
     """``row`` (a win without a proven mate) after a refutation within the settings' budget:
     a refuted one's verdict, the other side's mate length, order and line, else the row as
     it was (its nodes and leaves counted, and "refutation" added to ``ran_out`` if that

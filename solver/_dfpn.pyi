@@ -5,6 +5,8 @@ Only the Python-visible API: the C-level declarations are in ``_dfpn.pxd``.
 from collections.abc import Callable, Iterable
 from typing import Literal
 
+from typing_extensions import disjoint_base
+
 from tablebases._probe import LeafProber
 from xiangqi._core import BaseBoard
 
@@ -17,6 +19,7 @@ MAX_THREADS: int    # the most processes of one parallel search (solver.parallel
 
 _Status = Literal["proven", "disproven", "unknown"]
 
+@disjoint_base
 class Search:
     """A df-pn searcher with its own transposition table (``table_bits``: log2 entries)."""
 
@@ -43,13 +46,15 @@ class Search:
     threat_tests: int           # threat searches entered (a pass searched)
     threat_nodes_spent: int     # nodes searched after a pass (the outermost ones)
     tempo_frontier: int         # λ orders > 1 try every move with this few moves left
+    gate_pn: int                # proof number a quiet move's threat test adds
     hints_taken: int            # move lists generated with a hinted move first
     helper_nodes: int           # of ``nodes``, those the helpers of parallel searches searched
     @property
     def worker(self) -> int:
         """0 in the main process, the helper's number in a helper (solver.parallel)."""
 
-    def __init__(self, table_bits: int = 20, shared: bool = False) -> None: ...
+    # Its arguments go to __cinit__ (__new__ at runtime): __init__ takes none of its own.
+    def __new__(cls, table_bits: int = 20, shared: bool = False) -> Search: ...
     @property
     def shared(self) -> bool:
         """The table is shared with processes forked from now on."""

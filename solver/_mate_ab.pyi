@@ -1,10 +1,15 @@
 """Type stub for the Cython alpha-beta mate finder (``solver/_mate_ab.pyx``)."""
+from typing import Self
+
+from typing_extensions import disjoint_base
+
 from xiangqi._core import BaseBoard
 
 MAX_ORDER: int      # the highest λ order a search may use
 MAX_MATE_MOVES: int # the longest mate a search may be asked for
 THREAT_STAGES: tuple[int, ...]  # threat caps of find()'s stages
 
+@disjoint_base
 class MateFinder:
     """An alpha-beta mate finder with its own table (``table_bits``: log2 entries)."""
 
@@ -12,7 +17,8 @@ class MateFinder:
     threat_caps: tuple[int, ...]    # the stages' threat caps (default THREAT_STAGES)
     tempo_frontier: int             # every move is tried with this few moves left
 
-    def __init__(self, table_bits: int = 20) -> None: ...
+    # Its arguments go to __cinit__ (__new__ at runtime): __init__ takes none of its own.
+    def __new__(cls, table_bits: int = 20) -> Self: ...
     @property
     def nodes(self) -> int: ...
     @property

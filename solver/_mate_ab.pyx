@@ -125,14 +125,24 @@ cdef inline void reward(Finder* f, int move, int depth, int ply) noexcept nogil:
         f.killers[ply][0] = <uint16_t> move
 
 
-cdef int scored_moves(Finder* f, int* moves, int* scores, bint* checks, int table_move,
-                      int ply) noexcept nogil:
-    """The legal moves with their ordering scores and whether each gives check."""
-    cdef int n = bs_legal_moves(&f.state, moves)
+cdef struct MoveList:
+    # A node's legal moves with their ordering scores and whether each gives check.
+    int count
+    int moves[MAX_MOVES]
+    int scores[MAX_MOVES]
+    bint checks[MAX_MOVES]
+
+
+cdef void scored_moves(Finder* f, MoveList* moves, int table_move, int ply) noexcept nogil:
+    """Fills ``moves`` with the legal moves, their ordering scores and their checks."""
+    cdef int n = bs_legal_moves(&f.state, moves.moves)
     cdef int i, m, victim, score
     cdef int* h = &f.history[f.state.turn * AB_HISTORY_SIZE]
+    cdef int* scores = moves.scores
+    cdef bint* checks = moves.checks
+    moves.count = n
     for i in range(n):
-        m = moves[i]
+        m = moves.moves[i]
         checks[i] = bs_may_give_check(&f.state, m) and bs_gives_check(&f.state, m)
         victim = f.state.squares[xq_move_to(m)]
         if m == table_move:
@@ -146,15 +156,17 @@ cdef int scored_moves(Finder* f, int* moves, int* scores, bint* checks, int tabl
         else:
             score = h[m & 0xFFFF]
         scores[i] = score
-    return n
 
 
-cdef inline int pick(int* moves, int* scores, bint* checks, int i, int n) noexcept nogil:
-    """Bring the best-scored of moves[i:n] to position i (selection, since most nodes are
-    settled by their first few moves)."""
+cdef inline int pick(MoveList* list, int i) noexcept nogil:
+    """Bring the best-scored of the moves from i on to position i (selection, since most
+    nodes are settled by their first few moves)."""
     cdef int j, best = i, tm, ts
     cdef bint tc
-    for j in range(i + 1, n):
+    cdef int* moves = list.moves
+    cdef int* scores = list.scores
+    cdef bint* checks = list.checks
+    for j in range(i + 1, list.count):
         if scores[j] > scores[best]:
             best = j
     if best != i:
@@ -164,13 +176,28 @@ cdef inline int pick(int* moves, int* scores, bint* checks, int i, int n) noexce
     return moves[i]
 
 
+cdef inline bint mates_after_move(Finder* f, int move, int depth, int order, int ply,
+                                  bint attacker_moves) noexcept nogil:
+    """The attacker mates within ``depth`` attacker moves (``move`` among them when
+    ``attacker_moves``) once ``move`` is played; the board is left as it was.  A move into a
+    position already on the line does not mate: a repetition counts as the attacker failing."""
+    cdef bint mates
+    bs_make(&f.state, move)
+    if bs_repetitions(&f.state) > 0:
+        mates = False
+    elif attacker_moves:
+        mates = defend(f, depth - 1, order, ply + 1)
+    else:
+        mates = attack(f, depth, order, ply + 1)
+    bs_unmake(&f.state)
+    return mates
+
+
 cdef bint attack(Finder* f, int depth, int order, int ply) noexcept nogil:
     """The attacker (to move) mates within ``depth`` moves among the moves ``order``
     admits.  False also when a limit stopped the search."""
-    cdef int moves[MAX_MOVES]
-    cdef int scores[MAX_MOVES]
-    cdef bint checks[MAX_MOVES]
-    cdef int n, i, m, table_move = 0
+    cdef MoveList moves
+    cdef int i, m, table_move = 0
     cdef bint in_check, admitted, mates
     cdef uint64_t key = f.state.key
     cdef uint64_t fail_key = key ^ ORDER_SALT[order] ^ f.fail_salt
@@ -187,10 +214,10 @@ cdef bint attack(Finder* f, int depth, int order, int ply) noexcept nogil:
     if e.key == fail_key and e.failed >= depth:
         return False
     in_check = bs_king_attacked(&f.state, f.state.turn)
-    n = scored_moves(f, moves, scores, checks, table_move, ply)
-    for i in range(n):
-        m = pick(moves, scores, checks, i, n)
-        if not checks[i]:
+    scored_moves(f, &moves, table_move, ply)
+    for i in range(moves.count):
+        m = pick(&moves, i)
+        if not moves.checks[i]:
             # Only a check mates in one (bar 困毙, not looked for); order 1 is checks alone.
             if depth == 1 or order <= 1:
                 continue
@@ -206,12 +233,7 @@ cdef bint attack(Finder* f, int depth, int order, int ply) noexcept nogil:
                     return False
                 if not admitted:
                     continue
-        bs_make(&f.state, m)
-        if bs_repetitions(&f.state) > 0:
-            mates = False
-        else:
-            mates = defend(f, depth - 1, order, ply + 1)
-        bs_unmake(&f.state)
+        mates = mates_after_move(f, m, depth, order, ply, True)
         if f.stopped:
             return False
         if mates:
@@ -225,10 +247,8 @@ cdef bint attack(Finder* f, int depth, int order, int ply) noexcept nogil:
 cdef bint defend(Finder* f, int depth, int order, int ply) noexcept nogil:
     """The defender (to move) is mated within ``depth`` more attacker moves, whatever he
     plays.  False also when a limit stopped the search."""
-    cdef int moves[MAX_MOVES]
-    cdef int scores[MAX_MOVES]
-    cdef bint checks[MAX_MOVES]
-    cdef int n, i, m, table_move = 0
+    cdef MoveList moves
+    cdef int i, m, table_move = 0
     cdef bint mated
     cdef uint64_t key = f.state.key
     cdef uint64_t fail_key = key ^ ORDER_SALT[order] ^ f.fail_salt
@@ -246,17 +266,12 @@ cdef bint defend(Finder* f, int depth, int order, int ply) noexcept nogil:
         if e.failed >= depth:
             return False
         table_move = e.best
-    n = scored_moves(f, moves, scores, checks, table_move, ply)
-    if n == 0:
+    scored_moves(f, &moves, table_move, ply)
+    if moves.count == 0:
         return True             # mated, or stalemated (困毙): both lose
-    for i in range(n):
-        m = pick(moves, scores, checks, i, n)
-        bs_make(&f.state, m)
-        if bs_repetitions(&f.state) > 0:
-            mated = False
-        else:
-            mated = attack(f, depth, order, ply + 1)
-        bs_unmake(&f.state)
+    for i in range(moves.count):
+        m = pick(&moves, i)
+        mated = mates_after_move(f, m, depth, order, ply, False)
         if f.stopped:
             return False
         if not mated:

@@ -14,8 +14,11 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tablebases.cli import add_tables_option
+from xiangqi import Board, Move
 from xiangqi.cli import (
     add_json_option,
     add_notation_option,
@@ -27,6 +30,7 @@ from xiangqi.cli import (
     whole_number,
 )
 from xiangqi.notation import write_line
+from xiangqi.output import JsonObject
 
 from ._dfpn import MAX_ORDER, MAX_THREADS
 from .draw import DEFAULT_DRAW_SECONDS, DEFAULT_LINE_PLIES, DEFAULT_TRAP_MOVES
@@ -47,10 +51,17 @@ from .search import (
 )
 from .types import DEFAULT_DRAW_BOUND, STIPULATIONS, DrawVerdict, Mode, Stipulation, Verdict
 
+if TYPE_CHECKING:
+    from tablebases.probe import Tablebase
+
+    from .draw import TableNeed
+    from .refute import Refutation
+    from .soundness import Alternative, SoundnessReport
+
 RULE_SETS = ("chinese", "asian")
 
 
-def _open_tables(args: argparse.Namespace):
+def _open_tables(args: argparse.Namespace) -> Tablebase | None:
     """The tablebase the search probes (None: --no-tables, or no table in the directory);
     the caller closes it."""
     from tablebases import open_tablebase
@@ -122,12 +133,12 @@ def budget_text(limits: Limits) -> str:
     return f"budget {' and '.join(parts)} (--seconds, --nodes; 0: none)"
 
 
-def _budget_json(limits: Limits) -> dict:
+def _budget_json(limits: Limits) -> JsonObject:
     return {"seconds": limits.seconds, "nodes": limits.nodes}
 
 
 @contextmanager
-def _interruptible(progress: LiveProgress, tablebase) -> Iterator[None]:
+def _interruptible(progress: LiveProgress, tablebase: Tablebase | None) -> Iterator[None]:
     """Ctrl-C inside cancels the running search (within 0.1 s: the progress hook is called
     that often) instead of raising; on the way out the progress line is finished and the
     tables are closed."""
@@ -219,7 +230,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     return status
 
 
-def _print_refutation(refutation, board, notation: str) -> None:
+def _print_refutation(refutation: Refutation, board: Board, notation: str) -> None:
     print(refutation.describe(board))
     if refutation.main_line:
         print("Refutation (the longest resistance; ties: first in ICCS order):")
@@ -268,7 +279,7 @@ def _refute_arguments(refute_: argparse.ArgumentParser) -> None:
     refute_.set_defaults(handler=cmd_refute)
 
 
-def _sound(report) -> bool:
+def _sound(report: SoundnessReport) -> bool:
     """Whether the problem meets its stipulation soundly (the exit status of verify)."""
     if report.unproven:
         return False
@@ -303,7 +314,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if progress.cancelled:
         report.unproven.insert(0, "interrupted (Ctrl-C): the report is incomplete")
 
-    def name(move, before=board):
+    def name(move: Move, before: Board = board) -> str:
         return write_line(before, [move], args.notation)[0]
 
     if args.json:
@@ -329,6 +340,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         for trial in report.tries:
             after = board.copy()
             after.push(trial.move)
+            assert trial.refutation is not None, "a try is refuted by a single defence"
             print(f"  try: {name(trial.move)}, refuted only by {name(trial.refutation, after)}")
         line = write_line(board, report.main_line, args.notation)
         print("Main line (longest defence; ties: first in ICCS order):" if
@@ -360,13 +372,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return status
 
 
-def _tables_directory(args: argparse.Namespace):
+def _tables_directory(args: argparse.Namespace) -> Path:
     from tablebases.paths import default_directory
 
     return args.tables or default_directory()
 
 
-def _build_root_table(args: argparse.Namespace, board) -> int | None:
+def _build_root_table(args: argparse.Namespace, board: Board) -> int | None:
     """``--build-tables`` on a mate search: the table of the position's own material (with
     its sub-tables) first, if it fits in memory, its cost said; the search then probes it
     at the root and at every leaf of that material (a long endgame's answer in
@@ -378,7 +390,7 @@ def _build_root_table(args: argparse.Namespace, board) -> int | None:
     return _build_missing(args, [table_need(board, _tables_directory(args), args.threads)])
 
 
-def _build_missing(args: argparse.Namespace, needs: list) -> int | None:
+def _build_missing(args: argparse.Namespace, needs: list[TableNeed]) -> int | None:
     """Build each of ``needs`` (:class:`solver.draw.TableNeed`) that is missing and fits,
     saying what it costs; None when done, else the exit status of the failure."""
     from tablebases.build import BuildError
@@ -464,8 +476,8 @@ def cmd_draw(args: argparse.Namespace, bound: int | None, line: str | None = Non
     return status
 
 
-def _report_json(report) -> dict:
-    def alt(a):
+def _report_json(report: SoundnessReport) -> JsonObject:
+    def alt(a: Alternative) -> JsonObject:
         return {"move": a.move.iccs(), "length": a.length,
                 "refutation": a.refutation.iccs() if a.refutation else None}
 
@@ -590,7 +602,7 @@ def _draw_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--no-line", action="store_true", help="no drawing line")
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     problem = subparsers.add_parser("problem",
                                     help="mate problems: solve, verify soundness, refute")
     actions = problem.add_subparsers(dest="problem_command", metavar="ACTION", required=True)

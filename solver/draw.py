@@ -35,9 +35,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, TypedDict
 
 from xiangqi import Board, Move
 from xiangqi.notation import write_numbered_line
+from xiangqi.output import JsonObject
 from xiangqi.pieces import COLOR_NAMES
 from xiangqi.quantities import duration_text, memory_text
 from xiangqi.rules import adjudicate, natural_limit, ruleset
@@ -46,6 +48,9 @@ from ._dfpn import DISPROVEN, PROVEN, UNKNOWN
 from .budget import Budget
 from .search import Limits, Solver, SolverError
 from .types import DEFAULT_DRAW_BOUND, DrawVerdict, Mode, Verdict
+
+if TYPE_CHECKING:
+    from tablebases.probe import Tablebase, TableValue
 
 # A draw search with no time budget given gets this many seconds (the CLI's and the TUI's
 # default): an unbounded draw proof can run for hours without a word.
@@ -212,7 +217,7 @@ def build_tables(need: TableNeed, directory: Path | str, threads: int = 1,
     build(need.material, directory, threads=threads, log=log)
 
 
-def table_value(tablebase, board: Board):
+def table_value(tablebase: Tablebase | None, board: Board) -> TableValue | None:
     """The table value of ``board`` for its side to move, or None (no table)."""
     if tablebase is None:
         return None
@@ -242,7 +247,8 @@ class Prover:
     """One df-pn searcher per attacking colour, reused for every query (one transposition
     table each); each query runs within its own time and node budget."""
 
-    def __init__(self, board: Board, limits: Limits, tablebase, progress) -> None:
+    def __init__(self, board: Board, limits: Limits, tablebase: Tablebase | None,
+                 progress: Callable[[int, int], bool | None] | None) -> None:
         self.solvers: dict[int, Solver] = {}
         self.limits, self.tablebase, self.progress = limits, tablebase, progress
         self.board = board
@@ -332,12 +338,29 @@ def tempting_order(board: Board) -> list[Move]:
 
 # -- the analysis ----------------------------------------------------------------------------
 
-def analyse_draw(board: Board, bound: int = DEFAULT_DRAW_BOUND, tablebase=None,
+class DrawOptions(TypedDict, total=False):
+    """The options of :func:`analyse_draw` that a draw stipulation's check passes on as they
+    are (see :func:`solver.soundness.verify`; it reads ``rules`` itself and ``line`` is its
+    solution)."""
+    phase: Callable[[str], None] | None
+    traps: bool
+    trap_moves: int
+    line_plies: int
+    threads: int
+
+
+class VerifyDrawOptions(DrawOptions, total=False):
+    """What :func:`solver.soundness.verify` passes on to the draw stipulation's check: the
+    repetition rules (default: the limits', else Chinese) and :class:`DrawOptions`."""
+    rules: str | None
+
+
+def analyse_draw(board: Board, bound: int = DEFAULT_DRAW_BOUND, tablebase: Tablebase | None = None,
                  limits: Limits | None = None, rules: str = "chinese",
                  progress: Callable[[int, int], bool | None] | None = None,
-                 phase: Callable[[str], None] | None = None, traps: bool = True,
-                 line: bool = True, trap_moves: int = DEFAULT_TRAP_MOVES,
-                 line_plies: int = DEFAULT_LINE_PLIES, threads: int = 1) -> DrawAnalysis:
+                 phase: Callable[[str], None] | None = None, traps: bool = True, line: bool = True,
+                 trap_moves: int = DEFAULT_TRAP_MOVES, line_plies: int = DEFAULT_LINE_PLIES,
+                 threads: int = 1) -> DrawAnalysis:
     """Analyse ``board`` as a draw composition (the side to move holds the draw).
 
     ``tablebase`` (from :func:`tablebases.open_tablebase`) settles every position whose
@@ -407,14 +430,14 @@ def reached_tables(analysis: DrawAnalysis, board: Board, directory: Path | str |
     return ordered[:_REACHED_TABLES]
 
 
-def _analyse(analysis: DrawAnalysis, board: Board, bound: int, tablebase, prover: Prover,
-             rules: str, phase, traps: bool, line: bool, trap_moves: int,
-             line_plies: int) -> None:
+def _analyse(analysis: DrawAnalysis, board: Board, bound: int, tablebase: Tablebase | None,
+             prover: Prover, rules: str, phase: Callable[[str], None] | None, traps: bool,
+             line: bool, trap_moves: int, line_plies: int) -> None:
     budget = _Phases(prover.limits.seconds, prover.limits.nodes, prover)
     say = phase or (lambda text: None)
     value = table_value(tablebase, board)
     holder = board.turn
-    if value is not None:
+    if value is not None and tablebase is not None:    # (a value comes from a tablebase)
         _from_table(analysis, board, value, tablebase)
     else:
         for side, key in ((holder, "red"), (holder ^ 1, "black")):
@@ -444,7 +467,8 @@ def _analyse(analysis: DrawAnalysis, board: Board, bound: int, tablebase, prover
             analysis.open.append(f"the drawing line's end ({analysis.line.detail})")
 
 
-def _from_table(analysis: DrawAnalysis, board: Board, value, tablebase) -> None:
+def _from_table(analysis: DrawAnalysis, board: Board, value: TableValue,
+                tablebase: Tablebase) -> None:
     from tablebases.probe import describe
 
     analysis.settled_by = f"table {material_name(board)}"
@@ -462,8 +486,8 @@ def _from_table(analysis: DrawAnalysis, board: Board, value, tablebase) -> None:
 _DEEPENING = (2, 4, 6, 8, 10, 12, 15)
 
 
-def _deepening(prover: Prover, side: int, board: Board, bound: int, seconds: float,
-               nodes: int, say) -> tuple[str, int | None, list[Move], bool, int]:
+def _deepening(prover: Prover, side: int, board: Board, bound: int, seconds: float, nodes: int,
+               say: Callable[[str], None]) -> tuple[str, int | None, list[Move], bool, int]:
     """Whether ``side`` wins within ``bound``, searched at growing bounds within one budget:
     (status at ``bound``, length, line, exact, the largest bound proven to hold: no win)."""
     budget = Budget.fresh(prover.nodes, seconds, nodes)
@@ -500,8 +524,9 @@ def _verdict_from_search(analysis: DrawAnalysis) -> None:
         analysis.settled_by = ""
 
 
-def _find_traps(analysis: DrawAnalysis, board: Board, tablebase, prover: Prover, bound: int,
-                seconds: float, nodes: int, trap_moves: int, say) -> None:
+def _find_traps(analysis: DrawAnalysis, board: Board, tablebase: Tablebase | None, prover: Prover,
+                bound: int, seconds: float, nodes: int, trap_moves: int,
+                say: Callable[[str], None]) -> None:
     holder = board.turn
     candidates = tempting_order(board)[:trap_moves]
     budget = Budget.fresh(prover.nodes, seconds, nodes)
@@ -515,6 +540,7 @@ def _find_traps(analysis: DrawAnalysis, board: Board, tablebase, prover: Prover,
         analysis.trap_moves_examined += 1
         value = table_value(tablebase, after)
         if value is not None:
+            assert tablebase is not None, "a table value comes from a tablebase"
             if value.wdl == 2:          # the opponent, to move, wins (not saved by the limit)
                 reply = tablebase.ranked_moves(after)[0].move if after.has_legal_move() else None
                 line_ = tablebase.best_line(after)
@@ -543,9 +569,10 @@ def _find_traps(analysis: DrawAnalysis, board: Board, tablebase, prover: Prover,
                                  f"examined lose within {bound} moves")
 
 
-def _drawing_line(root: Board, tablebase, prover: Prover, rules: str, bound: int,
+def _drawing_line(root: Board, tablebase: Tablebase | None, prover: Prover, rules: str, bound: int,
                   seconds: float, nodes: int, max_plies: int, root_in_table: bool,
-                  say, first: tuple[list[Move], list[Move]] = ([], [])) -> DrawLine:
+                  say: Callable[[str], None],
+                  first: tuple[list[Move], list[Move]] = ([], [])) -> DrawLine:
     """Both sides keep at least a draw; the holder (the side to move at the root) heads for
     a repetition, a capture or a table draw; the other side picks the move that leaves the
     holder the fewest holding replies, avoiding repetitions."""
@@ -577,7 +604,7 @@ def _drawing_line(root: Board, tablebase, prover: Prover, rules: str, bound: int
         mover = board.turn
         plies_left = max(1, max_plies - len(steps))
         say(f"line ply {len(steps) + 1}: {COLOR_NAMES[mover]} holds within {check_bound}?")
-        if table_value(tablebase, board) is not None:
+        if tablebase is not None and table_value(tablebase, board) is not None:
             chosen = table_choice(board, tablebase, rules, mover == holder)
         else:
             if budget.spent(prover.nodes):
@@ -630,7 +657,7 @@ def _occurrences(board: Board) -> int:
     return count
 
 
-def table_choice(board: Board, tablebase, rules: str, holding: bool) -> LineStep | None:
+def table_choice(board: Board, tablebase: Tablebase, rules: str, holding: bool) -> LineStep | None:
     """The table's move for the side to move on ``board`` (which a table covers), among
     those that keep at least its draw and repeat nothing the rules forbid to it: the
     ``holding`` side heads for a repetition, then a capture; the other side leaves the
@@ -647,7 +674,7 @@ def table_choice(board: Board, tablebase, rules: str, holding: bool) -> LineStep
                 continue                    # a forbidden repetition: the mover must deviate
             seen = _occurrences(board)
             if holding:
-                key: tuple = (-seen, not capture, ranked.move.iccs())
+                key: tuple[int, int, str] = (-seen, not capture, ranked.move.iccs())
             else:
                 replies = sum(1 for r in tablebase.ranked_moves(board)
                               if holds(r.value.wdl)) if board.has_legal_move() else 0
@@ -662,9 +689,8 @@ def table_choice(board: Board, tablebase, rules: str, holding: bool) -> LineStep
                                  f"{'draw' if ranked.value.wdl == 0 else 'holds'}")
 
 
-def search_choice(board: Board, tablebase, prover: Prover, rules: str, bound: int,
-                  seconds: float, nodes: int, losing: list[Move] | None = None
-                  ) -> LineStep | None:
+def search_choice(board: Board, tablebase: Tablebase | None, prover: Prover, rules: str, bound: int,
+                  seconds: float, nodes: int, losing: list[Move] | None = None) -> LineStep | None:
     """The first move (repetitions judged a draw first, then checks, captures, the rest)
     after which the opponent has no forced win within ``bound`` moves."""
     mover = board.turn
@@ -703,11 +729,12 @@ def search_choice(board: Board, tablebase, prover: Prover, rules: str, bound: in
     return None
 
 
-def check_drawing_line(board: Board, moves: list[Move], tablebase=None, bound: int = 8,
-               seconds_per_move: float = 20.0, limits: Limits | None = None,
-               rules: str = "chinese", both_sides: bool = True,
-               progress: Callable[[int, int], bool | None] | None = None,
-               phase: Callable[[str], None] | None = None) -> DrawLine:
+def check_drawing_line(board: Board, moves: list[Move], tablebase: Tablebase | None = None,
+                       bound: int = 8, seconds_per_move: float = 20.0,
+                       limits: Limits | None = None, rules: str = "chinese",
+                       both_sides: bool = True,
+                       progress: Callable[[int, int], bool | None] | None = None,
+                       phase: Callable[[str], None] | None = None) -> DrawLine:
     """Check a given drawing line (a composition's traditional main line) move by move.
 
     After each move of the holder (the side to move on ``board``) the opponent must have no
@@ -767,7 +794,7 @@ def check_drawing_line(board: Board, moves: list[Move], tablebase=None, bound: i
                                        "table")
 
 
-def _checked_move(after: Board, mover: int, tablebase, prover: Prover, bound: int,
+def _checked_move(after: Board, mover: int, tablebase: Tablebase | None, prover: Prover, bound: int,
                   seconds: float, rules: str) -> str:
     """What shows that ``mover``'s last move on ``after`` keeps its draw, in words: a table,
     the largest bound within which a search proved the opponent has no forced win, or the
@@ -875,12 +902,12 @@ def report_lines(analysis: DrawAnalysis, board: Board, notation: str = "chinese"
     return lines
 
 
-def analysis_json(analysis: DrawAnalysis) -> dict:
+def analysis_json(analysis: DrawAnalysis) -> JsonObject:
     """The analysis as JSON data (ICCS moves)."""
     def moves(line: list[Move]) -> list[str]:
         return [m.iccs() for m in line]
 
-    def proof(p: SideProof | None) -> dict | None:
+    def proof(p: SideProof | None) -> JsonObject | None:
         if p is None:
             return None
         return {"side": p.side, "verdict": p.verdict, "length": p.length, "bound": p.bound,
@@ -888,7 +915,7 @@ def analysis_json(analysis: DrawAnalysis) -> dict:
                 "held": p.held,
                 "line": moves(p.line)}
 
-    def need_json(need: TableNeed) -> dict:
+    def need_json(need: TableNeed) -> JsonObject:
         return {"material": need.material, "present": need.present, "missing": need.missing,
                 "estimated_seconds": round(need.seconds, 1), "memory_bytes": need.memory,
                 "fits": need.fits, "error": need.error, "text": need.describe()}

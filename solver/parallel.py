@@ -22,7 +22,7 @@ from typing import TypeVar
 
 from ._dfpn import MAX_THREADS, UNKNOWN, Search
 
-Answer = TypeVar("Answer", bound=tuple)
+Answer = TypeVar("Answer", bound=tuple[object, ...])
 
 
 def can_fork() -> bool:

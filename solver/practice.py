@@ -40,21 +40,27 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from xiangqi import Board, Move
 
 from ._dfpn import DISPROVEN, PROVEN, UNKNOWN
 from .budget import Budget
-from .search import DEFAULT_MAX_MOVES, MODES, Limits, Solver, SolverError
-from .types import Mode, Verdict
+from .search import DEFAULT_MAX_MOVES, Limits, Solver, SolverError
+from .types import MODES, Mode, Verdict
+
+if TYPE_CHECKING:
+    from tablebases.probe import Tablebase
+
+    from .draw import Trap
 
 ATTACKER, DEFENDER = "attacker", "defender"
 SLOW_MATE_SLACK = 4           # mode "any": moves beyond the shortest mate still judged
 TRY_REFUTATION_SECONDS = 3.0      # the whole search for a wrong try's refuting defence
 
 
-def _require_turn(outcome, to_move: str, side: str, other_call: str) -> None:
+def _require_turn(outcome: PracticeOutcome | DrawOutcome | None, to_move: str, side: str,
+                  other_call: str) -> None:
     """Refuse a request of ``side`` once the practice is over or while ``to_move`` (the other
     side) is to move, naming ``other_call``, the call that side makes."""
     if outcome is not None:
@@ -141,7 +147,7 @@ class Practice:
     do not change it), ``turns`` the attacker moves played so far (:class:`Turn`).
     """
 
-    def __init__(self, board: Board, mode: str = Mode.CHECKS, tablebase=None,
+    def __init__(self, board: Board, mode: str = Mode.CHECKS, tablebase: Tablebase | None = None,
                  limits: Limits | None = None, max_moves: int | None = None,
                  progress: Callable[[int, int], bool | None] | None = None) -> None:
         if mode not in MODES:
@@ -470,9 +476,10 @@ class DrawPractice:
     >>> tablebase.close()
     """
 
-    def __init__(self, board: Board, tablebase=None, limits: Limits | None = None,
-                 rules: str = "chinese", bound: int = DRAW_PRACTICE_BOUND,
-                 line: list[Move] | None = None, traps: list | None = None,
+    def __init__(self, board: Board, tablebase: Tablebase | None = None,
+                 limits: Limits | None = None, rules: str = "chinese",
+                 bound: int = DRAW_PRACTICE_BOUND, line: list[Move] | None = None,
+                 traps: list[Trap] | None = None,
                  progress: Callable[[int, int], bool | None] | None = None) -> None:
         from xiangqi.rules import ruleset
 
@@ -599,7 +606,7 @@ class DrawPractice:
                                       f"the {self.rules} rules forbid: {forbidden}")
         ending = self._ending(after)
         value = table_value(self.tablebase, after)
-        if value is not None:
+        if value is not None and self.tablebase is not None:   # (a value comes from a table)
             source = f"table {material_name(after)}"
             if holds(-value.wdl):
                 return DrawMoveEvaluation(move, True, source, self._holding_words(name, source,
@@ -677,7 +684,7 @@ class DrawPractice:
         from .draw import search_choice, table_choice, table_value
 
         board = self.board
-        if table_value(self.tablebase, board) is not None:
+        if self.tablebase is not None and table_value(self.tablebase, board) is not None:
             step = table_choice(board, self.tablebase, self.rules, holding)
             if step is not None:
                 return step.move, step.held.split(":")[0]

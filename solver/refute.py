@@ -27,13 +27,19 @@ mate of at most ``bound`` moves).  Running out of budget gives "unknown".
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from xiangqi import Board, Move
+from xiangqi.output import JsonObject
 from xiangqi.pieces import COLOR_NAMES
 
 from .search import Limits, Solver
 from .types import Mode, Verdict
+
+if TYPE_CHECKING:
+    from tablebases.probe import Tablebase
 
 # The other side's mate is searched within this many of its moves unless told otherwise.
 DEFAULT_REFUTATION_MOVES = 30
@@ -75,7 +81,7 @@ class Refutation:
                     f"within {self.bound} moves")
         return f"Refutation unknown: a search limit was reached within {self.bound} moves"
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> JsonObject:
         """The JSON form (``xqstudio verify --json``'s ``refutation``)."""
         return {"verdict": self.verdict, "length": self.length, "exact": self.exact,
                 "main_line": [move.iccs() for move in self.main_line], "bound": self.bound,
@@ -83,8 +89,9 @@ class Refutation:
                 "tb_leaves": self.tb_leaves}
 
 
-def refute(board: Board, max_moves: int | None = None, tablebases=None,
-           limits: Limits | None = None, progress=None) -> Refutation:
+def refute(board: Board, max_moves: int | None = None, tablebases: Tablebase | None = None,
+           limits: Limits | None = None,
+           progress: Callable[[int, int], bool | None] | None = None) -> Refutation:
     """Prove that the side to move of ``board`` is mated whatever it plays, the other side's
     mate within ``max_moves`` of its moves (default 30), within ``limits``."""
     bound = max_moves or DEFAULT_REFUTATION_MOVES

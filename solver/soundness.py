@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Unpack
 
 from xiangqi import Board, Move
 from xiangqi.notation import NotationError, parse_line, write_line
@@ -32,7 +32,9 @@ from .types import (
 )
 
 if TYPE_CHECKING:
-    from .draw import DrawAnalysis
+    from tablebases.probe import Tablebase
+
+    from .draw import DrawAnalysis, DrawOptions, VerifyDrawOptions
 
 # A verify whose mate search has no budget gives its refutation this many seconds.
 REFUTATION_CAP_SECONDS = 30.0
@@ -103,10 +105,9 @@ class SoundnessReport:
 
 
 def verify(board: Board, stipulation: str = Stipulation.WIN, moves: int | None = None,
-           line: str | list[str] | None = None, tablebase=None,
-           limits: Limits | None = None,
-           progress: Callable[[int, int], bool | None] | None = None,
-           refutation: bool = True, **draw_options) -> SoundnessReport:
+           line: str | list[str] | None = None, tablebase: Tablebase | None = None,
+           limits: Limits | None = None, progress: Callable[[int, int], bool | None] | None = None,
+           refutation: bool = True, **draw_options: Unpack[VerifyDrawOptions]) -> SoundnessReport:
     """Check a problem: ``stipulation`` "win" (mate, quiet moves allowed), "checks" (every
     attacker move checks) or "draw" (红先和: neither side can force a win).  ``moves`` is the
     stipulated number of attacker moves (default: the forced length).  ``progress`` is the
@@ -282,16 +283,16 @@ def _moves(count: int) -> str:
     return f"{count} move" if count == 1 else f"{count} moves"
 
 
-def _verify_draw(board: Board, bound: int, tablebase, limits: Limits | None, progress,
-                 **options) -> SoundnessReport:
+def _verify_draw(board: Board, bound: int, tablebase: Tablebase | None, limits: Limits | None,
+                 progress: Callable[[int, int], bool | None] | None,
+                 rules: str | None = None, **options: Unpack[DrawOptions]) -> SoundnessReport:
     """The draw stipulation: :func:`solver.draw.analyse_draw` (tables first, then the bounded
     proofs for each side, the traps and the drawing line), as a soundness report.  A draw
     that rests on a forbidden perpetual attack is no draw: every repetition is judged by the
     full 棋例 (the Chinese rules unless ``rules`` or the limits name others)."""
     from .draw import analyse_draw
 
-    rules = options.pop("rules", None) or (limits.repetition_rules if limits else None) \
-        or "chinese"
+    rules = rules or (limits.repetition_rules if limits else None) or "chinese"
     analysis = analyse_draw(board, bound, tablebase, limits, rules, progress, **options)
     red, black = analysis.red, analysis.black
     if red is None or black is None:        # settled by the table: exact, for any length

@@ -7,8 +7,9 @@ Code arrays are C-contiguous uint16 buffers (``array('H')``, or the ``memoryview
 """
 from collections.abc import Callable, Sequence
 from enum import IntEnum
+from typing import Self
 
-from typing_extensions import Buffer
+from typing_extensions import Buffer, disjoint_base
 
 from tablebases._index import Indexer
 from tablebases.build import SubTableSpec
@@ -102,12 +103,20 @@ def perpetual_check_sets(
     checker count.  ``cache``: the build's earlier rounds, so that only the positions whose
     successors changed are tested again."""
 
+@disjoint_base
 class RuleRounds:
     """The rule searches' candidates and draws kept from round to round of one build."""
     examined: int           # positions the last search tested
     examined_total: int     # over all searches
     full_scans: int         # searches that tested every draw
-    def __init__(self, indexer: Indexer) -> None: ...
+    # Its arguments go to __cinit__ (__new__ at runtime): __init__ takes none of its own.
+    def __new__(cls, indexer: Indexer) -> Self: ...
+
+@disjoint_base
+class PhaseClock:
+    """Wall and CPU seconds per phase of a builder call, added into ``timings`` (None:
+    nothing is measured); its laps are taken at C level."""
+    def __init__(self, timings: dict[str, float] | None) -> None: ...
 
 def chase_sensitive_draws(
     indexer: Indexer,

@@ -6,12 +6,15 @@ from collections.abc import Iterable
 from os import PathLike
 from types import TracebackType
 
+from typing_extensions import disjoint_base
+
 from xiangqi._core import BaseBoard
 
 DEFAULT_MEMORY_CAP: int
 
 def material_text(key: int) -> str: ...
 
+@disjoint_base
 class LeafProber:
     max_pieces: int
     @property

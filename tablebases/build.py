@@ -19,8 +19,9 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, TypeAlias
 
+from xiangqi.output import JsonObject
 from xiangqi.pieces import legal_points
 from xiangqi.quantities import duration_text, memory_text
 from xiangqi.rules import NATURAL_LIMIT_PLIES
@@ -87,7 +88,14 @@ METRIC_RULES: dict[str, MetricRules] = {
 
 
 # A bitmap, one bit per index entry: uint64 words (an array, or a view of a mapping of its own).
-Bitmap = array.array | memoryview
+# (Quoted: array.array takes no type argument at runtime before Python 3.12.)
+Bitmap: TypeAlias = "array.array[int] | memoryview"
+# A metric's codes for one side to move, uint16 each (an array, or a view of a mapping).
+Codes: TypeAlias = "array.array[int] | memoryview"
+# A value that fails verify_file's re-derivation: (metric, side to move, index, stored, expected).
+Mismatch = tuple[str, int, int, int, int]
+# What one metric's build gives: (red's codes, black's codes, its info, its bitmaps).
+BuiltMetric = tuple[Codes, Codes, JsonObject, "DtmBitmaps | None"]
 
 
 class SubTableSpec(NamedTuple):
@@ -98,8 +106,8 @@ class SubTableSpec(NamedTuple):
     color: int
     piece_type: int
     indexer: Indexer
-    red: array.array | memoryview
-    black: array.array | memoryview
+    red: Codes
+    black: Codes
     flip: int
 
 
@@ -182,14 +190,14 @@ def _is_timing(key: str) -> bool:
     return key in ("threads", "rule_search_tested") or key.endswith("_seconds")
 
 
-def split_timings(info: dict) -> tuple[dict, dict]:
+def split_timings(info: JsonObject) -> tuple[JsonObject, JsonObject]:
     """(what the table stores, the timings kept in its build-info side file)."""
     stored = {k: v for k, v in info.items() if not _is_timing(k)}
     timings = {k: v for k, v in info.items() if _is_timing(k)}
     return stored, timings
 
 
-def _write_build_info(path: Path, timings: dict) -> None:
+def _write_build_info(path: Path, timings: JsonObject) -> None:
     info_path = build_info_path(path)
     temp = info_path.with_name(f"{info_path.name}.{os.getpid()}.tmp")
     temp.write_text(json.dumps(timings, sort_keys=True, indent=1) + "\n", encoding="utf-8")
@@ -238,7 +246,7 @@ class _Loaded:
     """A finished table's arrays in memory, for use as a sub-table."""
 
     def __init__(self, material: Material, indexer: Indexer,
-                 arrays: Mapping[str, array.array | memoryview]):
+                 arrays: Mapping[str, Codes]):
         self.material = material
         self.indexer = indexer
         self.arrays = arrays
@@ -268,7 +276,7 @@ def build(materials: str | list[str], directory: Path | str, threads: int = 1,
           rebuild: bool = False, log: Callable[[str], None] = print,
           progress: Callable[[str, int, int], None] | None = None,
           verify: bool = True, sub_tables: bool = True,
-          rules: str | None = None, verbose: bool = False) -> dict[str, dict]:
+          rules: str | None = None, verbose: bool = False) -> dict[str, JsonObject]:
     """Build the tables of ``materials`` and every sub-table they need into ``directory``.
 
     ``rules`` (``"chinese"``): the two-sided tables apply that rule set's chase rule too and
@@ -300,7 +308,7 @@ def build(materials: str | list[str], directory: Path | str, threads: int = 1,
                 order.append(material)
     requested = {str(Material.parse(t).canonical()) for t in materials}
     header_rules = rules_for(rules)
-    summary: dict[str, dict] = {}
+    summary: dict[str, JsonObject] = {}
     for material in order:
         name = str(material)
         if rules is not None:
@@ -477,7 +485,7 @@ def _load_sub_tables(material: Material, directory: Path,
 
 
 def _load_for_captures(table: TableFile, metric: str, side: int,
-                       entries: int) -> array.array | memoryview:
+                       entries: int) -> Codes:
     """A sub-table's codes of ``metric`` as the builder reads them after a capture: DTM's in
     full; for the metrics whose count ends at the capture (DTC, DTC60) only the outcome, two
     bits per entry (``pack_outcomes``: all those metrics read of a sub-table's code, an
@@ -524,7 +532,7 @@ def _zeroed_chase(size: int) -> tuple[Bitmap, Bitmap]:
     return red, black
 
 
-def _bitmap_to_u16(bits: Bitmap) -> memoryview | array.array:
+def _bitmap_to_u16(bits: Bitmap) -> memoryview | array.array[int]:
     """The bitmap as the little-endian uint16 words the file stores (a view, no copy, on a
     little-endian machine)."""
     if sys.byteorder == "little":
@@ -534,7 +542,7 @@ def _bitmap_to_u16(bits: Bitmap) -> memoryview | array.array:
     return out
 
 
-def _u16_to_bitmap(words: array.array, size: int) -> array.array:
+def _u16_to_bitmap(words: array.array[int], size: int) -> array.array[int]:
     out = array.array("Q")
     out.frombytes(words.tobytes()[: 8 * ((size + 63) // 64)])
     return out
@@ -550,8 +558,8 @@ RULE_ARRAYS = ("rules/checker_red", "rules/checker_black", "rules/victim_red", "
 CHASE_ARRAYS = ("rules/chase_red", "rules/chase_black")
 
 
-def chase_marks(material: Material, indexer: Indexer, red: array.array | memoryview,
-                black: array.array | memoryview, subs: list[SubTableSpec],
+def chase_marks(material: Material, indexer: Indexer, red: Codes,
+                black: Codes, subs: list[SubTableSpec],
                 threads: int) -> tuple[tuple[Bitmap, Bitmap], int]:
     """The chase-rule marks (bitmaps per side to move) of a finished DTM build: the draws
     whose value the chase rule could change.  Only tables where both sides have attacking
@@ -588,7 +596,7 @@ def remove_checkpoints(directory: Path, name: str) -> None:
         checkpoint_path(directory, name, metric).unlink(missing_ok=True)
 
 
-def _load_checkpoint(directory: Path, name: str, size: int, metric: str):
+def _load_checkpoint(directory: Path, name: str, size: int, metric: str) -> BuiltMetric | None:
     """(red, black, info, bitmaps) of a metric an interrupted build finished, or None."""
     path = checkpoint_path(directory, name, metric)
     if not path.exists():
@@ -623,7 +631,7 @@ def _checkpoint_writer(directory: Path, name: str, metric: str,
 
 
 def _finish_checkpoint(checkpoint: TableWriter, directory: Path, name: str, size: int,
-                       metric: str, info: dict, bitmaps: DtmBitmaps | None) -> None:
+                       metric: str, info: JsonObject, bitmaps: DtmBitmaps | None) -> None:
     """Write a finished metric's checkpoint: its codes were stored in ``checkpoint`` as the
     table's writer compressed them; DTM adds the perpetual-check sets and chase marks."""
     if bitmaps is not None:
@@ -638,7 +646,7 @@ def _build_one(material: Material, indexer: Indexer, directory: Path, threads: i
                log: Callable[[str], None], progress: Callable[[str, int, int], None] | None,
                writer: TableWriter, verify: bool = True,
                attacks: int = AttackRules.RULES_CHECK,
-               verbose: bool = False) -> tuple[dict, dict]:
+               verbose: bool = False) -> tuple[JsonObject, JsonObject]:
     """Build the metrics one after the other, each with only its own sub-table arrays in
     memory, and hand each to ``writer`` as soon as it is built; then re-check every metric
     at once (each position's successors read once for all of them).  Each finished metric is
@@ -646,10 +654,10 @@ def _build_one(material: Material, indexer: Indexer, directory: Path, threads: i
     the next metric (the re-check at the end covers the resumed metrics too).  ``attacks``:
     what the rule rounds forbid (AttackRules).  Returns (counts, info)."""
     name = str(material)
-    counts: dict = {}
+    counts: dict[str, JsonObject] = {}
     # Small tables finish faster on one thread than the threads take to synchronise per pass.
     threads = 1 if indexer.size < SMALL_TABLE else threads
-    info: dict = {"threads": threads}
+    info: JsonObject = {"threads": threads}
     if not verify:
         info["unverified"] = True       # stored in the header: no re-check was run
     rules = _zeroed_rules(indexer.size)
@@ -662,8 +670,9 @@ def _build_one(material: Material, indexer: Indexer, directory: Path, threads: i
     info["dtc60_is_dtc"] = dtc60_is_dtc
     keep_checkpoints = indexer.size >= CHECKPOINT_SIZE
     writing: dict[str, float] = {}
-    dtc: tuple = ()
-    built: dict[str, tuple] = {}        # the arrays of each distinct metric, for the re-check
+    dtc: tuple[Codes, Codes] | None = None
+    # The arrays of each distinct metric, for the re-check.
+    built: dict[str, tuple[Codes, Codes]] = {}
     loaded: dict[str, _Loaded] = {}     # the sub-tables of the last metric built
     for metric in METRICS:
         checkpoint = None
@@ -671,6 +680,7 @@ def _build_one(material: Material, indexer: Indexer, directory: Path, threads: i
             # Same sub-table codes, none beyond the limit: the build would repeat DTC's.
             log(f"{name} dtc60: no conversion below reaches the natural limit; DTC60 is DTC")
             info.update(dtc60_passes=0, dtc60_seconds=0.0, dtc60_cpu_seconds=0.0)
+            assert dtc is not None, "METRICS builds DTC before DTC60"
             red, black = dtc
         else:
             saved = _load_checkpoint(directory, name, indexer.size, metric) \
@@ -735,8 +745,9 @@ def _build_one(material: Material, indexer: Indexer, directory: Path, threads: i
 
 
 def _recheck_built(material: Material, indexer: Indexer, directory: Path,
-                   built: dict[str, tuple], loaded: dict[str, _Loaded], rules: RuleBitmaps,
-                   threads: int, attacks: int = AttackRules.RULES_CHECK) -> None:
+                   built: dict[str, tuple[Codes, Codes]], loaded: dict[str, _Loaded],
+                   rules: RuleBitmaps, threads: int,
+                   attacks: int = AttackRules.RULES_CHECK) -> None:
     """Re-derive every value of the ``built`` metrics from its successors, all metrics at
     once (``loaded``: sub-tables already in memory, completed with the other metrics);
     raise BuildError at the first failing values."""
@@ -761,7 +772,7 @@ def _build_metric(material: Material, indexer: Indexer, directory: Path, metric:
                   loaded: dict[str, _Loaded] | None = None,
                   attacks: int = AttackRules.RULES_CHECK,
                   sweep_zeros: Sequence[Bitmap] | None = None,
-                  verbose: bool = False) -> tuple:
+                  verbose: bool = False) -> BuiltMetric:
     """One metric by retrograde analysis (the re-check comes once all metrics are built):
     (red, black, info, bitmaps), the bitmaps being, for DTM, the perpetual-check sets it
     settled (``rules``, filled in place) and the chase marks.  ``loaded`` receives the
@@ -775,7 +786,7 @@ def _build_metric(material: Material, indexer: Indexer, directory: Path, metric:
     subs = _sub_specs(material, loaded, metric)
     resets, limit = METRIC_RULES[metric]
     apply_rule = material.has_attackers()
-    info: dict = {}
+    info: JsonObject = {}
     bitmaps: DtmBitmaps | None = None
 
     def report(n: int, found: int) -> None:
@@ -882,7 +893,7 @@ def _phase_summary(phases: dict[str, float]) -> str:
 
 
 def verify_file(material: str, directory: Path | str, threads: int = 1,
-                examples: list[tuple] | None = None,
+                examples: list[Mismatch] | None = None,
                 rules: str | None = None) -> dict[str, int]:
     """Re-derive every stored value of ``material``'s file from its successors.
 
@@ -939,8 +950,8 @@ def verify_file(material: str, directory: Path | str, threads: int = 1,
     return result
 
 
-def _rule_rounds_left(material: Material, indexer: Indexer, red: array.array | memoryview,
-                      black: array.array | memoryview, subs: list[SubTableSpec], threads: int,
+def _rule_rounds_left(material: Material, indexer: Indexer, red: Codes,
+                      black: Codes, subs: list[SubTableSpec], threads: int,
                       attacks: int) -> int:
     """The drawn positions the rule rounds would still decide on finished DTM values, found
     with fresh bitmaps (not the stored sets): the build's last round found none."""

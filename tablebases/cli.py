@@ -9,16 +9,20 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
+from typing import TypeVar
 
-from xiangqi import Board
+from xiangqi import Board, Move
 from xiangqi.cli import add_json_option, add_notation_option, emit, fail, read_board, whole_number
 from xiangqi.fen import placement_fen
+from xiangqi.output import JsonObject
 
 from .build import (
     METRICS,
     BuildError,
+    Mismatch,
     build,
     checkpoint_path,
     default_threads,
@@ -33,6 +37,9 @@ from .paths import default_directory
 from .probe import TableValue, describe, open_tablebase
 from .stats import format_histogram, side_name, table_stats
 from .values import RULE_SET_RULES, code_words
+
+# The parser class of the front end's subcommands (tui's CommandParser).
+ParserT = TypeVar("ParserT", bound=argparse.ArgumentParser)
 
 
 class _Progress:
@@ -102,7 +109,8 @@ def cmd_build(args: argparse.Namespace) -> int:
         return _interrupted(args)
 
 
-def _build_on_cluster(args: argparse.Namespace, log, tty: bool) -> dict:
+def _build_on_cluster(args: argparse.Namespace, log: Callable[[str], None],
+                      tty: bool) -> dict[str, JsonObject]:
     """``tb build --cluster ADDRESS`` / ``--workers N``: the set as Dask tasks
     (:mod:`tablebases.cluster`, imported here so that the core install runs without Dask).
     Raises BuildError (a ClusterError is one's message) for the CLI to report."""
@@ -137,7 +145,7 @@ def _interrupted(args: argparse.Namespace) -> int:
     return 130
 
 
-def _report_built(args: argparse.Namespace, summary: dict) -> int:
+def _report_built(args: argparse.Namespace, summary: dict[str, JsonObject]) -> int:
     """What the build did to each table asked for."""
     tables = []
     for name in args.material:
@@ -176,7 +184,7 @@ def _report_interrupted_build(args: argparse.Namespace) -> None:
           "The same command resumes.", file=sys.stderr)
 
 
-def _value_json(value: TableValue, side_to_move: int) -> dict:
+def _value_json(value: TableValue, side_to_move: int) -> JsonObject:
     return {**asdict(value), "description": describe(value, side_to_move)}
 
 
@@ -212,7 +220,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
     return 0
 
 
-def _writer(notation: str):
+def _writer(notation: str) -> Callable[[Board, Move], str]:
     if notation == "iccs":
         return lambda board, move: move.iccs()
     from xiangqi.notation import write_move
@@ -238,7 +246,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     from xiangqi.notation import write_line, write_numbered_line
 
     # The main lines as moves; printed in --notation, in ICCS and --notation in JSON.
-    lines: dict[int, dict[str, tuple[Board, list]]] = {}
+    lines: dict[int, dict[str, tuple[Board, list[Move]]]] = {}
     if args.line:
         with open_tablebase(_rules_tables(args)) as tablebase:
             for side, s in stats.items():
@@ -251,7 +259,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
                     lines[side]["longest_conversion"] = (board,
                                                          tablebase.conversion_line(board))
     if args.json:
-        def line_json(side: int) -> dict:
+        def line_json(side: int) -> JsonObject:
             if side not in lines:
                 return {}
             return {"lines": {key: [m.iccs() for m in moves]
@@ -307,7 +315,7 @@ def _moves(n: int) -> str:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    examples: list[tuple] = []
+    examples: list[Mismatch] = []
     try:
         result = verify_file(args.material, args.tables, threads=args.threads,
                              examples=examples, rules=args.rules)
@@ -348,7 +356,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     with open_tablebase(args.tables) as tablebase:
         for name in tablebase.materials():
             path = table_path(args.tables, name)
-            row: dict = {"material": name, "path": str(path), "damaged": None}
+            row: JsonObject = {"material": name, "path": str(path), "damaged": None}
             try:
                 header = tablebase.header(name)
             except CorruptTableError as error:
@@ -410,7 +418,8 @@ def add_tables_option(parser: argparse.ArgumentParser,
     return parser
 
 
-def tb_actions(subparsers: argparse._SubParsersAction) -> argparse._SubParsersAction:
+def tb_actions(subparsers: argparse._SubParsersAction[ParserT]
+               ) -> argparse._SubParsersAction[ParserT]:
     """The ``tb`` group's ACTION subparsers, once :func:`register` has made the group: the
     front ends above this package add their own actions there (``tb serve`` comes from
     ``tui``, which this package must not import)."""
@@ -419,11 +428,12 @@ def tb_actions(subparsers: argparse._SubParsersAction) -> argparse._SubParsersAc
                 if isinstance(action, argparse._SubParsersAction))
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     tb = subparsers.add_parser("tb", help="endgame tablebases: build, probe, stats, verify, list")
     commands = tb.add_subparsers(dest="tb_command", metavar="ACTION", required=True)
 
-    def common(parser: argparse.ArgumentParser, handler) -> argparse.ArgumentParser:
+    def common(parser: argparse.ArgumentParser,
+               handler: Callable[[argparse.Namespace], int]) -> argparse.ArgumentParser:
         add_tables_option(parser, default_directory())
         add_json_option(parser)
         parser.set_defaults(handler=handler, rules=None)

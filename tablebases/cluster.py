@@ -53,6 +53,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from xiangqi.output import JsonObject
 from xiangqi.quantities import duration_text, memory_text
 
 from . import build as build_module
@@ -206,7 +207,7 @@ def build_on_cluster(client: Any, materials: Sequence[str], directory: Path | st
                      threads: int = 1, rebuild: bool = False, verify: bool = True,
                      log: Callable[[str], None] = print,
                      status: Callable[[str], None] | None = None,
-                     checkpoint_size: int | None = None) -> dict[str, dict]:
+                     checkpoint_size: int | None = None) -> dict[str, JsonObject]:
     """Build ``materials`` and their sub-tables on the cluster of ``client``; returns what each
     table's task returned (material, state "built" or "present", seconds, CPU seconds of the
     worker process, worker, host, pid, peak MiB of the worker process, resumed metrics) for
@@ -262,7 +263,7 @@ def build_on_cluster(client: Any, materials: Sequence[str], directory: Path | st
             key=task_key(plan.name, directory, verify), resources={MEMORY: plan.memory},
             priority=round(levels[plan.name] * 1000), pure=False)
     by_key = {future.key: name for name, future in futures.items()}
-    results: dict[str, dict] = {}
+    results: dict[str, JsonObject] = {}
     try:
         for future in distributed.as_completed(list(futures.values())):
             name = by_key[future.key]
@@ -289,7 +290,8 @@ def build_on_cluster(client: Any, materials: Sequence[str], directory: Path | st
 
 def worker_peaks(client: Any) -> dict[str, float]:
     """The peak resident memory (MiB) of each worker process so far."""
-    return client.run(_peak_mib)
+    peaks: dict[str, float] = client.run(_peak_mib)   # Dask's client is not typed
+    return peaks
 
 
 def _peak_mib() -> float:
@@ -299,7 +301,7 @@ def _peak_mib() -> float:
 # -- on the worker ----------------------------------------------------------------------------
 
 def build_task(name: str, directory: str, threads: int, verify: bool,
-               checkpoint_size: int | None, token: str, *done: Any) -> dict:
+               checkpoint_size: int | None, token: str, *done: Any) -> JsonObject:
     """A cluster task: build the table ``name`` (its sub-tables are in ``directory``; ``done``
     are their tasks' results, there only to order the graph).  A table already complete
     there (another client's task, or this task's earlier attempt that was lost after the
@@ -395,11 +397,11 @@ class BuildMonitor:
         self.token = token
         self._log, self._status = log, status
         self.done: set[str] = set()
-        self.running: dict[str, dict] = {}     # material -> worker, metric, pass, start time
-        self.events: list[dict] = []
+        self.running: dict[str, JsonObject] = {}     # material -> worker, metric, pass, start time
+        self.events: list[JsonObject] = []
         self._lock = threading.Lock()
 
-    def event(self, event: tuple[float, dict]) -> None:
+    def event(self, event: tuple[float, object]) -> None:
         _, message = event
         if not isinstance(message, dict) or message.get("token") != self.token:
             return                          # another client's build (another directory)
@@ -422,7 +424,7 @@ class BuildMonitor:
                 self._log(f"  [{worker}] {message.get('line', '')}")
             self._show()
 
-    def finished(self, name: str, result: dict) -> None:
+    def finished(self, name: str, result: JsonObject) -> None:
         with self._lock:
             self.done.add(name)
             self.running.pop(name, None)

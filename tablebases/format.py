@@ -38,6 +38,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from xiangqi.output import JsonObject
+
 MAGIC = b"XQTB"
 FORMAT_VERSION = 4   # 2: DTC60 and rule bitmaps; 3: DTC keeps the winner of a capture;
                      # 4: chase-rule marks (rules/chase_red, rules/chase_black)
@@ -88,15 +90,16 @@ class TableHeader:
     material: str
     size: int                         # positions per side to move (index entries)
     metrics: list[str]
-    rules: dict
-    counts: dict = field(default_factory=dict)
-    blocks: dict = field(default_factory=dict)   # "dtm/red" -> [[offset, length, crc], ...]
-    lengths: dict = field(default_factory=dict)  # array name -> entries (uint16)
+    rules: dict[str, str]
+    counts: dict[str, JsonObject] = field(default_factory=dict)   # by side to move
+    blocks: dict[str, list[list[int]]] = field(default_factory=dict)  # "dtm/red" -> [[offset,
+    #                                                                   length, crc], ...]
+    lengths: dict[str, int] = field(default_factory=dict)  # array name -> entries (uint16)
     data_checksum: int = 0           # CRC-32 over all uncompressed arrays, in order
     format_version: int = FORMAT_VERSION
     index_layout_version: int = INDEX_LAYOUT_VERSION
     block_entries: int = BLOCK_ENTRIES
-    extra: dict = field(default_factory=dict)
+    extra: JsonObject = field(default_factory=dict)
 
     def to_json(self) -> bytes:
         return json.dumps(self.__dict__, sort_keys=True, ensure_ascii=False).encode("utf-8")
@@ -132,14 +135,14 @@ def zeroed_words(count: int) -> memoryview:
     return memoryview(mapping).cast("Q")[:count]
 
 
-def _little_endian_view(values) -> memoryview:
+def _little_endian_view(values: array.array[int] | memoryview) -> memoryview:
     """The bytes of uint16 ``values`` in little-endian order, without a copy where possible."""
     if sys.byteorder == "little":
         return memoryview(values).cast("B")
     return memoryview(_to_le_bytes(values))
 
 
-def _to_le_bytes(values: array.array) -> bytes:
+def _to_le_bytes(values: array.array[int] | memoryview) -> bytes:
     if sys.byteorder == "little":
         return values.tobytes()
     swapped = array.array("H", values)
@@ -219,7 +222,8 @@ class TableWriter:
         self._lengths: dict[str, int] = {}
         self._checksum = 0
 
-    def add(self, name: str, values, copy_to: TableWriter | None = None) -> None:
+    def add(self, name: str, values: array.array[int] | memoryview,
+            copy_to: TableWriter | None = None) -> None:
         """Compress and store uint16 ``values`` (an array or a memoryview) as ``name``; with
         ``copy_to``, store the same compressed blocks in that writer too (a build's checkpoint
         file: the array is compressed once)."""
@@ -318,7 +322,7 @@ def _compress(block: memoryview) -> bytes:
 
 
 def write_table(path: Path | str, header: TableHeader,
-                arrays: dict[str, array.array]) -> None:
+                arrays: dict[str, array.array[int]]) -> None:
     """Write ``arrays`` ("dtm/red" -> uint16 array, in the order given) with ``header``,
     atomically."""
     writer = TableWriter(path)
@@ -361,7 +365,7 @@ def read_header(path: Path | str) -> TableHeader:
     return header
 
 
-def _is_count(value) -> bool:
+def _is_count(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -418,12 +422,12 @@ class TableFile:
         self.header = read_header(self.path)
         self._handle = self.path.open("rb")
         self._file_size = os.fstat(self._handle.fileno()).st_size
-        self._cache: dict[tuple[str, int], array.array] = {}
+        self._cache: dict[tuple[str, int], array.array[int]] = {}
 
     def close(self) -> None:
         self._handle.close()
 
-    def _block(self, name: str, number: int, cache: bool = True) -> array.array:
+    def _block(self, name: str, number: int, cache: bool = True) -> array.array[int]:
         """Block ``number`` of array ``name``, checked and decoded; kept for the next probe
         unless not ``cache`` (a whole array read in turn: the blocks read once would only
         fragment the heap)."""
@@ -480,17 +484,17 @@ class TableFile:
         word = self._block(name, (index >> 4) // self.header.block_entries)
         return bool((word[(index >> 4) % self.header.block_entries] >> (index & 15)) & 1)
 
-    def load(self, metric: str, side: int) -> array.array:
+    def load(self, metric: str, side: int) -> array.array[int]:
         """A metric's whole array for one side to move, every block checked."""
         return self.load_array(f"{metric}/{SIDES[side]}")
 
-    def blocks(self, name: str) -> Iterator[tuple[int, array.array]]:
+    def blocks(self, name: str) -> Iterator[tuple[int, array.array[int]]]:
         """(first entry, codes) of each block of array ``name`` in turn, every block
         checked."""
         for number in range(len(self.header.blocks[name])):
             yield number * self.header.block_entries, self._block(name, number, cache=False)
 
-    def load_array(self, name: str) -> array.array:
+    def load_array(self, name: str) -> array.array[int]:
         values = array.array("H")
         for _, block in self.blocks(name):
             values.extend(block)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import total_ordering
+from typing import TYPE_CHECKING
 
 from xiangqi.pieces import (
     ADVISOR,
@@ -31,6 +32,9 @@ from xiangqi.pieces import (
 )
 
 from ._index import Indexer
+
+if TYPE_CHECKING:
+    from xiangqi import Board
 
 ORDER = "KRNCPAB"
 ATTACKERS = "RNCP"
@@ -136,7 +140,7 @@ class Material:
         return list(seen.values())
 
     @classmethod
-    def from_board(cls, board) -> Material:
+    def from_board(cls, board: Board) -> Material:
         red: list[str] = []
         black: list[str] = []
         for piece in board.piece_map().values():

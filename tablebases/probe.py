@@ -14,6 +14,7 @@
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -85,6 +86,11 @@ class RankedMove:
     after: TableValue | None = None     # the position after the move, for its side to move
 
 
+# What moves are ordered by for a line (see _rank_key and _conversion_key): a class (wins,
+# draws, losses), a distance within it, the move's ICCS to break ties.
+MoveOrderKey = tuple[int, int | None, str]
+
+
 def describe(value: TableValue, side_to_move: int) -> str:
     """The value in words with units, e.g. ``Red wins, mate in 19 (37 plies)``."""
     if value.wdl == 0:
@@ -141,7 +147,7 @@ class Tablebase:
     def __enter__(self) -> Tablebase:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def materials(self) -> list[str]:
@@ -260,19 +266,19 @@ class Tablebase:
         dtc = _decided(value.dtc)
         return dtc if value.wdl > 0 else -dtc
 
-    def get_wdl(self, board: Board, default=None):
+    def get_wdl(self, board: Board, default: int | None = None) -> int | None:
         try:
             return self.probe_wdl(board)
         except MissingTableError:
             return default
 
-    def get_dtm(self, board: Board, default=None):
+    def get_dtm(self, board: Board, default: int | None = None) -> int | None:
         try:
             return self.probe_dtm(board)
         except MissingTableError:
             return default
 
-    def get_dtc(self, board: Board, default=None):
+    def get_dtc(self, board: Board, default: int | None = None) -> int | None:
         try:
             return self.probe_dtc(board)
         except MissingTableError:
@@ -309,7 +315,8 @@ class Tablebase:
         (or mate) longest; the line ends with that capture or mate."""
         return self._line(board, _conversion_key, True, max_plies)
 
-    def _line(self, board: Board, order, until_capture: bool, max_plies: int) -> list[Move]:
+    def _line(self, board: Board, order: Callable[[RankedMove], MoveOrderKey], until_capture: bool,
+              max_plies: int) -> list[Move]:
         """Both sides play the move first in ``order`` until the game (or, with
         ``until_capture``, the phase) ends."""
         board = board.copy(stack=False)
@@ -333,7 +340,7 @@ def _decided(plies: int | None) -> int:
     return plies
 
 
-def _conversion_key(ranked: RankedMove) -> tuple:
+def _conversion_key(ranked: RankedMove) -> MoveOrderKey:
     """Order by DTC: wins fastest first, then draws, then losses slowest first."""
     value = ranked.value
     if value.wdl > 0:
@@ -343,7 +350,7 @@ def _conversion_key(ranked: RankedMove) -> tuple:
     return (2, -_decided(value.dtc), ranked.move.iccs())
 
 
-def _rank_key(ranked: RankedMove) -> tuple:
+def _rank_key(ranked: RankedMove) -> MoveOrderKey:
     value = ranked.value
     if value.wdl > 0:
         return (-value.wdl, value.dtm, ranked.move.iccs())

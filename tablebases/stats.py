@@ -6,8 +6,10 @@ from pathlib import Path
 
 from xiangqi import Board
 from xiangqi.fen import placement_fen
+from xiangqi.output import JsonObject
 from xiangqi.pieces import COLOR_NAMES
 
+from ._index import Indexer
 from .format import SIDES, TableFile, table_path
 from .material import Material, indexer_for
 from .values import summarise_metric
@@ -42,7 +44,7 @@ def table_stats(material: str, directory: Path | str) -> dict[int, SideStats]:
         table.close()
 
 
-def _side_stats(table: TableFile, indexer, side: int) -> SideStats:
+def _side_stats(table: TableFile, indexer: Indexer, side: int) -> SideStats:
     summary = table.header.counts.get(SIDES[side], {})
     if "dtm_histogram" not in summary or "chase_marked" not in summary:
         summary = _summary_from_arrays(table, side)
@@ -60,9 +62,9 @@ def _side_stats(table: TableFile, indexer, side: int) -> SideStats:
     return stats
 
 
-def _summary_from_arrays(table: TableFile, side: int) -> dict:
+def _summary_from_arrays(table: TableFile, side: int) -> JsonObject:
     """What the build stores in the header, computed from the arrays."""
-    counts: dict = {}
+    counts: dict[str, JsonObject] = {}
     for metric in ("dtm", "dtc"):
         summarise_metric(metric, SIDES[side], table.load(metric, side), counts)
     marks = table.load_array(f"rules/chase_{SIDES[side]}")
@@ -70,8 +72,10 @@ def _summary_from_arrays(table: TableFile, side: int) -> dict:
     return counts[SIDES[side]]
 
 
-def _fen(indexer, index: int, turn: str) -> str:
-    return f"{placement_fen(indexer.placement(index))} {turn} - - 0 1"
+def _fen(indexer: Indexer, index: int, turn: str) -> str:
+    placement = indexer.placement(index)
+    assert placement is not None, "the longest win's index is a placement of the pieces"
+    return f"{placement_fen(placement)} {turn} - - 0 1"
 
 
 def format_histogram(histogram_: dict[int, int], width: int = 40) -> list[str]:

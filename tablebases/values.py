@@ -7,11 +7,14 @@ for index entries that are not legal positions.
 from __future__ import annotations
 
 import array
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from xiangqi.rules import NATURAL_LIMIT_PLIES
 
 from ._builder import StoredCode
+
+if TYPE_CHECKING:
+    from xiangqi.output import JsonObject
 
 ILLEGAL: Final[int] = int(StoredCode.ILLEGAL)   # defined once, in _builder.pxd (0xFFFF)
 
@@ -57,7 +60,7 @@ RULE_SET_RULES = {
 }
 
 
-def rules_for(rule_set: str | None) -> dict:
+def rules_for(rule_set: str | None) -> dict[str, str]:
     """The header's ``rules`` of a table built under ``rule_set`` (None: RULES).
 
     >>> rules_for("chinese")["rule_set_name"], rules_for(None) is RULES
@@ -104,7 +107,8 @@ def decode(code: int) -> tuple[int, int | None]:
     return (2 if plies % 2 else -2), plies
 
 
-def summarise_metric(metric: str, side: str, values: array.array, counts: dict) -> None:
+def summarise_metric(metric: str, side: str, values: array.array[int] | memoryview,
+                     counts: dict[str, JsonObject]) -> None:
     """Add one metric's figures for one side to move to ``counts[side]``: win/draw/loss and
     the longest DTM from DTM, the longest DTC from DTC, cursed wins from DTC60 (needs DTM's
     figures first)."""
@@ -137,10 +141,10 @@ def summarise_metric(metric: str, side: str, values: array.array, counts: dict) 
         result["cursed_wins"] = result["wins"] - sound_wins
 
 
-def summarise(arrays: dict[str, array.array]) -> dict:
+def summarise(arrays: dict[str, array.array[int]]) -> dict[str, JsonObject]:
     """Win/draw/loss counts per side to move and the longest distances (see
     :func:`summarise_metric`)."""
-    counts: dict = {}
+    counts: dict[str, JsonObject] = {}
     for metric in ("dtm", "dtc", "dtc60"):
         for side in ("red", "black"):
             summarise_metric(metric, side, arrays[f"{metric}/{side}"], counts)

@@ -215,6 +215,7 @@ def test_a_missing_output_directory_is_named(tmp_path):
     assert ".tmp" not in result.stderr
 
 
+@pytest.mark.slow
 def test_tb_build_on_local_workers_reports_each_table(tmp_path):
     pytest.importorskip("distributed")
     result = xqstudio("tb", "build", "KRKA", "KNKA", "--threads", "1", "--workers", "2",
@@ -286,6 +287,7 @@ def test_the_web_api_does_not_advise_building_the_whole_game(tmp_path):
     assert "tb build" not in document["error"] and str(tmp_path) not in document["error"]
 
 
+@pytest.mark.slow
 def test_solve_builds_the_positions_own_table_on_request(tmp_path):
     """Issue 37: ``--build-tables`` on a mate search builds the table of the position's own
     material first (its cost said), and the answer comes from it."""

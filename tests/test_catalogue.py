@@ -148,6 +148,7 @@ def test_a_failure_at_the_search_index_step_imports_nothing(data_dir, tmp_path, 
         == before[0] + 30
 
 
+@pytest.mark.slow
 def test_a_locked_database_gives_a_clear_error(data_dir, tmp_path, capsys):
     import sqlite3
 

@@ -80,6 +80,7 @@ def test_not_a_catalogue_in_json(tmp_path, capsys):
 
 # -- 4. references: 适情雅趣:7 as the studio lists it ------------------------------------------
 
+@pytest.mark.slow
 def test_a_book_reference_shows_the_composition_the_studio_lists(shipped, tmp_path):
     from puzzles.catalogue import entry_reference, open_catalogue, query
 
@@ -159,6 +160,7 @@ def test_export_to_a_fen_list_keeps_the_solutions_as_comments(shipped, tmp_path,
     assert f"# solution: {' '.join(entries[0].main_line)}\n" in text
 
 
+@pytest.mark.slow
 def test_export_writes_every_format_it_names(shipped, tmp_path):
     from puzzles.formats import FORMATS, read
 
@@ -194,6 +196,7 @@ def test_export_errors_name_what_the_user_gave(shipped, tmp_path):
     assert not missing.exists()
 
 
+@pytest.mark.slow
 def test_exported_titles_are_each_entrys_own_name(shipped, tmp_path):
     from puzzles.formats import read
 
@@ -221,6 +224,7 @@ def test_exported_titles_are_each_entrys_own_name(shipped, tmp_path):
 
 # -- 3. importing a file twice ----------------------------------------------------------------
 
+@pytest.mark.slow
 def test_importing_repeated_positions_is_refused_unless_told_what_to_do(catalogue, tmp_path):
     from puzzles.catalogue import open_catalogue, query
 

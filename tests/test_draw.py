@@ -60,6 +60,7 @@ def test_a_trap_with_its_refutation(knkb):
     assert after.turn == 0 and not after.has_legal_move()       # Red has no move left
 
 
+@pytest.mark.slow
 def test_a_capture_trap_found_by_search():
     # 七星聚会: 兵四平五 takes the elephant, and 卒5进1 mates at once.
     analysis = analyse_draw(Board(QIXING), limits=Limits(nodes=60_000), line=False,

@@ -67,6 +67,7 @@ def test_a_minimality_estimated_beyond_the_budget_is_left_out():
         f"nodes, exceeds the {skip.nodes_left:,.0f} left" == skip.text()
 
 
+@pytest.mark.slow
 def test_the_command_line_says_why_the_mate_is_not_proven_shortest():
     """No. 228 within 1 M nodes (bound 20): the proof, then full width at 6 and 10 moves
     measured; 16 moves are estimated beyond what is left."""

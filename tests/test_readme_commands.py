@@ -212,6 +212,7 @@ def serve_and_query(words: list[str], env: dict, cwd: Path, where: str) -> str |
         server.wait(timeout=10)
 
 
+@pytest.mark.slow
 def test_every_documented_command_runs(tmp_path):
     """Each command in order, as a user in a fresh home directory would run it."""
     home = tmp_path / "home"

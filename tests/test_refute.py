@@ -78,6 +78,7 @@ def test_refutation_agrees_with_the_table_and_resists_longest(krkab_tables, tabl
         assert len(answer.main_line) == 14 and not position.has_legal_move()
 
 
+@pytest.mark.slow
 def test_verify_says_that_a_problem_without_a_mate_is_refuted():
     report = verify(Board(NO_267), "win", limits=Limits(seconds=60))
     assert report.verdict == "no mate" and not report.sound
@@ -90,6 +91,7 @@ def test_verify_says_that_a_problem_without_a_mate_is_refuted():
     assert verify(Board("3k5/9/9/9/9/9/9/9/9/R3K4 w"), "checks").refutation is None
 
 
+@pytest.mark.slow
 def test_problem_refute_command(capsys):
     assert main(["problem", "refute", NO_267, "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
@@ -106,6 +108,7 @@ def test_problem_refute_command(capsys):
     assert data["refutation"]["verdict"] == "refuted" and data["refutation"]["length"] == 8
 
 
+@pytest.mark.slow
 def test_catalogue_verify_records_a_refutation_with_its_line():
     from puzzles.catalogue import replay_fault
     from puzzles.verification import VerifySettings, verify_composition

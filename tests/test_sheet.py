@@ -171,6 +171,7 @@ def test_catalogue_sheet_command(shipped, tmp_path, capsys):
     assert status == 1 and "no pattern '无此杀法'" in err
 
 
+@pytest.mark.slow
 def test_catalogue_sheet_as_pdf(shipped, tmp_path, capsys):
     path = tmp_path / "sheet.pdf"
     status, out, _ = run(capsys, "catalogue", "sheet", "马后炮:1", "-o", str(path),

@@ -129,6 +129,7 @@ def test_jobs_rows_written_whole_by_the_parent(tmp_path: Path) -> None:
     assert 0 < int(four[7]) <= 20000
 
 
+@pytest.mark.slow
 def test_from_resume_writes_what_a_direct_run_writes(tmp_path: Path) -> None:
     resume = tmp_path / "run.tsv"
     run("--numbers", "1-2", "--resume", str(resume), *BUDGET)
@@ -167,6 +168,7 @@ def test_from_resume_replays_the_lines(tmp_path: Path) -> None:
     assert "No. 1: the line takes 13 plies, the verdict 11; recorded as unproven" in out.stdout
 
 
+@pytest.mark.slow
 def test_sample_is_every_seventh_quiet_move_win(module) -> None:
     with SHIPPED.open(encoding="utf-8", newline="") as handle:
         quiet = [int(row["number"]) for row in csv.DictReader(handle, delimiter="\t")

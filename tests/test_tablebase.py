@@ -934,6 +934,7 @@ def test_the_joint_recheck_names_the_metric_of_an_altered_code(table_dir):
     assert recheck_all(indexer, metrics, rules=rules)[0] == [0, 0, 0]
 
 
+@pytest.mark.slow
 def test_a_build_whose_value_is_wrong_fails_its_recheck(tmp_path, monkeypatch):
     """The build's own re-check (every metric at once, at the end) sees one DTC value made
     wrong after its retrograde passes: BuildError naming DTC, and no table written."""

@@ -232,6 +232,7 @@ def krkabb(tmp_path_factory):
     return directory
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_tb_build_within_a_fraction_of_a_second(krkabb, tmp_path):
     """Ctrl-C in the middle of a table's parallel loops (KRKABB takes several seconds here)
     ends the build within 0.5 s (typically under 0.2 s: the loops watch for it), leaves only

@@ -3,6 +3,7 @@
 Only the Python-visible API: the C-level API (``BoardState``, ``bs_*``) is in ``_core.pxd``.
 Points are 0..89 (``rank * 9 + file``).
 """
+from typing_extensions import disjoint_base
 
 FILE_NAMES: str
 
@@ -23,6 +24,7 @@ class PerftInterrupted(KeyboardInterrupt):
     def partial_total(self) -> int:
         """The sum of the counts in ``done``."""
 
+@disjoint_base
 class Move:
     @property
     def from_square(self) -> int: ...
@@ -32,10 +34,11 @@ class Move:
     @staticmethod
     def from_iccs(text: str) -> Move: ...
     def iccs(self) -> str: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...
     def __hash__(self) -> int: ...
     def __reduce__(self) -> tuple[type[Move], tuple[int, int]]: ...
 
+@disjoint_base
 class BaseBoard:
     turn_code: int
     halfmove_clock: int

@@ -87,7 +87,7 @@ class Board(BaseBoard):
             raise FenError(f"{COLOR_NAMES[other]} is in check but {COLOR_NAMES[parsed.turn]} "
                            "is to move")
 
-    def _load(self, codes, turn: int, halfmove: int, fullmove: int) -> None:
+    def _load(self, codes: bytes | Sequence[int], turn: int, halfmove: int, fullmove: int) -> None:
         self._clear()
         for sq, code in enumerate(codes):
             if code:

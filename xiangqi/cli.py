@@ -16,13 +16,20 @@ import math
 import sys
 import time
 import unicodedata
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ._core import PerftInterrupted
 from .board import Board
 from .fen import FenError
 from .notation import NOTATIONS, Notation
 from .rules import RuleSetName
+
+if TYPE_CHECKING:
+    from .svg import Arrow
+
+# What number_argument reads: a whole number or a float.
+NumberT = TypeVar("NumberT", int, float)
 
 DEFAULT_NOTATION = Notation.CHINESE     # the one default of every --notation
 
@@ -189,7 +196,7 @@ def cmd_diagram(args: argparse.Namespace) -> int:
     return write_diagram(args, board, args.title)
 
 
-def _arrow(board: Board, text: str):
+def _arrow(board: Board, text: str) -> Arrow:
     """An arrow from ICCS points (``h2e2``, any two points) or a legal move of ``board`` in
     any notation (``炮二平五``)."""
     from .notation import NotationError, parse_move
@@ -264,7 +271,8 @@ MAX_WHOLE_NUMBER = 2**63 - 1
 MAX_SECONDS = 10.0**7
 
 
-def number_argument(minimum: float, maximum: float | None = None, kind: type = int):
+def number_argument(minimum: float, maximum: float | None = None,
+                    kind: Callable[[str], NumberT] = int) -> Callable[[str], NumberT]:
     """An argparse type: a finite ``kind`` (int or float) from ``minimum`` to ``maximum``
     (default: :data:`MAX_WHOLE_NUMBER`), else a usage error naming the range.  Every numeric
     option of every command is read by it, so none can overflow what it is given to.
@@ -279,7 +287,7 @@ def number_argument(minimum: float, maximum: float | None = None, kind: type = i
     top = MAX_WHOLE_NUMBER if maximum is None else maximum
     noun = "whole number" if kind is int else "number"
 
-    def parse(text: str):
+    def parse(text: str) -> NumberT:
         try:
             value = kind(text)
         except ValueError:
@@ -303,13 +311,13 @@ def _shown(number: float) -> str:
     return f"{int(number):,}" if float(number).is_integer() else f"{number:g}"
 
 
-def whole_number(minimum: int, maximum: int | None = None):
+def whole_number(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
     """An argparse type: a whole number from ``minimum`` to ``maximum`` (see
     :func:`number_argument`)."""
     return number_argument(minimum, maximum, int)
 
 
-def seconds_argument():
+def seconds_argument() -> Callable[[str], float]:
     """An argparse type: a time budget in seconds, 0 (none) to :data:`MAX_SECONDS`."""
     return number_argument(0.0, MAX_SECONDS, float)
 
@@ -363,7 +371,7 @@ def _judge_arguments(judge: argparse.ArgumentParser) -> None:
     judge.set_defaults(handler=cmd_judge)
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     position = subparsers.add_parser(
         "position", help="a position: perft, legal moves, FEN check, repetition judging, "
                          "diagrams")

@@ -138,7 +138,7 @@ class NotationError(InvalidMoveError, IllegalMoveError):
         self.kind = kind
         self.candidates: tuple[Move, ...] = tuple(candidates)
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[NotationError], tuple[str, str, tuple[Move, ...]]]:
         return (type(self), (str(self), self.kind, self.candidates))
 
 

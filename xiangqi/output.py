@@ -16,6 +16,12 @@ import os
 import secrets
 import stat
 from types import ModuleType
+from typing import Any
+
+JsonObject = dict[str, Any]
+"""A JSON object as :func:`json.loads` reads it back or :func:`json.dumps` writes it: the
+standard library types its values as Any, and ours hold numbers, strings, flags, lists and
+objects by key (a table header's figures, a build's timings, a command's JSON report)."""
 
 
 class MissingExtraError(ImportError):
@@ -48,7 +54,7 @@ class UnwritableError(OSError):
         return f"cannot write {self.path}: {self.reason}"
 
 
-def write_atomically(path: str | os.PathLike, data: bytes) -> None:
+def write_atomically(path: str | os.PathLike[str], data: bytes) -> None:
     """Write ``data`` to a new file beside ``path`` (mode as ``path`` has, or as the umask
     gives), then rename it over ``path``: a reader never sees a half-written file."""
     path = os.fspath(path)

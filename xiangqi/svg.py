@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -39,6 +39,9 @@ from .pieces import (
     square_name,
     square_rank,
 )
+
+# A point's (x, y) on the drawing, by file and rank (as the board is turned).
+PointOnDrawing = Callable[[int, int], tuple[float, float]]
 
 UNIT = 60.0
 """The distance between two neighbouring points, in SVG user units (pixels at scale 1)."""
@@ -181,7 +184,7 @@ def board(position: Board | None = None, *, flipped: bool = False, marks: Iterab
     return str(drawing.as_svg())
 
 
-def _draw_grid(draw: Any, drawing: Any, at) -> None:
+def _draw_grid(draw: Any, drawing: Any, at: PointOnDrawing) -> None:
     grid = draw.Group(stroke=LINE_COLOR, fill="none", class_="grid")
     left, top = at(0, 9)
     right, bottom = at(8, 0)
@@ -222,7 +225,7 @@ def _position_mark(draw: Any, grid: Any, xy: tuple[float, float],
                                    close=False, stroke_width=0.022 * UNIT))
 
 
-def _draw_river(draw: Any, drawing: Any, at) -> None:
+def _draw_river(draw: Any, drawing: Any, at: PointOnDrawing) -> None:
     """楚河 in the left half, 汉界 in the right, upright whichever side is at the bottom."""
     middle = (at(0, 4)[1] + at(0, 5)[1]) / 2
     river = draw.Group(class_="river", fill=LINE_COLOR)
@@ -232,7 +235,7 @@ def _draw_river(draw: Any, drawing: Any, at) -> None:
     drawing.append(river)
 
 
-def _draw_file_numbers(draw: Any, drawing: Any, at, flipped: bool) -> None:
+def _draw_file_numbers(draw: Any, drawing: Any, at: PointOnDrawing, flipped: bool) -> None:
     """Red's numbers (九..一) along Red's side, Black's (1..9) along Black's."""
     numbers = draw.Group(class_="file-numbers", fill=LINE_COLOR)
     for file in range(9):
@@ -355,7 +358,7 @@ class Written:
 FORMATS = ("svg", "png", "pdf")
 
 
-def format_of(path: str | os.PathLike) -> str:
+def format_of(path: str | os.PathLike[str]) -> str:
     """The diagram format a file name asks for, by its suffix.
 
     >>> format_of("d.SVG"), format_of("x/d.png")
@@ -379,7 +382,7 @@ def render(svg: str, fmt: str, scale: float = 2.0) -> bytes:
     raise DiagramError(f"cannot render {fmt!r} (png or pdf)")
 
 
-def save(path: str | os.PathLike, position: Board | None = None, *, scale: float = 2.0,
+def save(path: str | os.PathLike[str], position: Board | None = None, *, scale: float = 2.0,
          **options: Any) -> Written:
     """Write the diagram of ``position`` to ``path``, in the format of its suffix (.svg,
     .png, .pdf); ``options`` as :func:`board`.  The file appears whole or not at all."""

@@ -44,6 +44,9 @@ from dataclasses import dataclass, field
 from xiangqi import STARTING_FEN, Board, FenError, IllegalMoveError, InvalidMoveError, Move
 from xiangqi.output import UnwritableError, write_atomically
 
+# A file's path, as open() takes it.
+FilePath = str | os.PathLike[str]
+
 
 class FormatError(ValueError):
     """A file (or text) that cannot be read as the format it claims, or a record that cannot
@@ -60,7 +63,7 @@ class FormatError(ValueError):
     'game.xqf, byte 1032: truncated move record'
     """
 
-    def __init__(self, message: str, path: str | os.PathLike | None = None,
+    def __init__(self, message: str, path: FilePath | None = None,
                  line: int | None = None, offset: int | None = None) -> None:
         self.message = message
         self.path = None if path is None else os.fspath(path)
@@ -81,7 +84,8 @@ class FormatError(ValueError):
     def __str__(self) -> str:
         return self._compose()
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[FormatError],
+                                  tuple[str, str | None, int | None, int | None]]:
         return (type(self), (self.message, self.path, self.line, self.offset))
 
 
@@ -135,7 +139,7 @@ def _known_suffixes() -> str:
     return ", ".join(s for f in FORMATS for s in f.suffixes)
 
 
-def format_of(path: str | os.PathLike, text: str | None = None) -> Format:
+def format_of(path: FilePath, text: str | None = None) -> Format:
     """The format a file is read as, from its suffix (and, for ``.txt``, its ``text``)."""
     suffix = os.path.splitext(os.fspath(path))[1].lower()
     if suffix == ".txt":
@@ -149,7 +153,7 @@ def format_of(path: str | os.PathLike, text: str | None = None) -> Format:
                       f"(known: {_known_suffixes()})", path)
 
 
-def decode_text(data: bytes, path: str | os.PathLike | None = None) -> str:
+def decode_text(data: bytes, path: FilePath | None = None) -> str:
     """Text of a file: UTF-8 (a byte-order mark is dropped), else GB18030, as Chinese Xiangqi
     software writes; raises :class:`FormatError` with the byte offset if neither fits."""
     try:
@@ -163,7 +167,7 @@ def decode_text(data: bytes, path: str | os.PathLike | None = None) -> str:
                               offset=utf8_error.start) from None
 
 
-def read(path: str | os.PathLike) -> list[Record]:
+def read(path: FilePath) -> list[Record]:
     """Every record of the file at ``path``, in the format its suffix names."""
     from . import dhtmlxq, fenlist, pgn, xqf
 
@@ -184,7 +188,7 @@ def read(path: str | os.PathLike) -> list[Record]:
     return fenlist.parse_fen_list(text, path)
 
 
-def write(path: str | os.PathLike, records: Iterable[Record], **options) -> None:
+def write(path: FilePath, records: Iterable[Record], **options: str) -> None:
     """Write ``records`` to ``path`` in the format its suffix names (``.txt``: a FEN list).
 
     The file is written to a temporary file in the same directory, which replaces ``path``
@@ -221,7 +225,8 @@ def write(path: str | os.PathLike, records: Iterable[Record], **options) -> None
 
 # -- shared helpers for the format modules ----------------------------------------------------
 
-def checked_fen(fen: str, path=None, line: int | None = None, offset: int | None = None) -> str:
+def checked_fen(fen: str, path: FilePath | None = None, line: int | None = None,
+                offset: int | None = None) -> str:
     """``fen`` in canonical form, or :class:`FormatError` at ``line``/``offset``."""
     try:
         return Board(fen).fen()

@@ -52,7 +52,8 @@ def slots_to_codes(points: Sequence[int | None],
     return codes
 
 
-def codes_to_slots(codes: Sequence[int], order: Callable[[int, int], tuple]) -> list[int | None]:
+def codes_to_slots(codes: Sequence[int], order: Callable[[int, int], tuple[int, int]]
+                   ) -> list[int | None]:
     """The 32 slot points of a position; the pieces of one kind fill their slots in the order
     of ``order(square, color)``."""
     points: list[int | None] = [None] * 32

@@ -52,13 +52,13 @@ puzzles.formats.FormatError: x.dhtml, line 1: [DhtmlXQ_binit] offset 10: 10 digi
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from xiangqi import STARTING_FEN, Board, FenError, Move
 from xiangqi.fen import placement_fen
 from xiangqi.notation import why_illegal
 
-from . import FormatError, Record, checked_fen, replay
+from . import FilePath, FormatError, Record, checked_fen, replay
 from ._slots import codes_to_slots, slots_to_codes
 
 _OPEN_RE = re.compile(r"\[DhtmlXQ_([A-Za-z0-9_]+)\]", re.I)
@@ -90,7 +90,8 @@ class _Text:
         return low + 1
 
 
-def _fields(text: str, start: int, stop: int, lines: _Text, path):
+def _fields(text: str, start: int, stop: int, lines: _Text,
+            path: FilePath | None) -> Iterator[tuple[str, str, int]]:
     """(name, value, line) of the fields between ``start`` and ``stop``."""
     pos = start
     while True:
@@ -112,7 +113,7 @@ def _fields(text: str, start: int, stop: int, lines: _Text, path):
         pos = close.end()
 
 
-def _binit_codes(digits: str, path, line: int) -> list[int]:
+def _binit_codes(digits: str, path: FilePath | None, line: int) -> list[int]:
     def error(offset: int, message: str) -> FormatError:
         return FormatError(f"[DhtmlXQ_binit] offset {offset}: {message}", path, line, offset)
 
@@ -135,7 +136,8 @@ def _binit_codes(digits: str, path, line: int) -> list[int]:
     return slots_to_codes(points, lambda slot, message: error(2 * slot, message))
 
 
-def _movelist(digits: str, path, line: int) -> list[tuple[Move, int]]:
+def _movelist(digits: str, path: FilePath | None,
+              line: int) -> list[tuple[Move, int]]:
     def error(offset: int, message: str) -> FormatError:
         return FormatError(f"[DhtmlXQ_movelist] offset {offset}: {message}", path, line, offset)
 
@@ -155,7 +157,7 @@ def _movelist(digits: str, path, line: int) -> list[tuple[Move, int]]:
     return moves
 
 
-def _side_fen(placement: str, path, line: int) -> str:
+def _side_fen(placement: str, path: FilePath | None, line: int) -> str:
     """Red to move, unless that is impossible and Black to move is not."""
     try:
         return Board(f"{placement} w").fen()
@@ -166,7 +168,8 @@ def _side_fen(placement: str, path, line: int) -> str:
             raise FormatError(f"bad position {placement!r}: {red_error}", path, line) from None
 
 
-def _record(fields: list[tuple[str, str, int]], line: int, path) -> Record:
+def _record(fields: list[tuple[str, str, int]], line: int,
+            path: FilePath | None) -> Record:
     seen: dict[str, tuple[str, int]] = {}
     tags: dict[str, str] = {}
     for name, value, field_line in fields:
@@ -226,7 +229,7 @@ def _record(fields: list[tuple[str, str, int]], line: int, path) -> Record:
     return Record(fen, played, tags, line)
 
 
-def parse_dhtmlxq(text: str, path=None) -> list[Record]:
+def parse_dhtmlxq(text: str, path: FilePath | None = None) -> list[Record]:
     """Every game of a DhtmlXQ text (``path`` only names the file in errors)."""
     text = text.lstrip("\ufeff")
     lines = _Text(text)

@@ -36,7 +36,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from . import FormatError, Record, checked_fen, replay
+from . import FilePath, FormatError, Record, checked_fen, replay
 
 # One or more [NAME "value"] on a line; values may escape \" and \\.
 _TAG = r'\[\s*([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\s*\]'
@@ -58,7 +58,8 @@ def _escape(value: str) -> str:
     return value.replace("\\", "\\\\").replace('"', '\\"')
 
 
-def parse_tag_line(text: str, path=None, line: int | None = None) -> list[tuple[str, str]]:
+def parse_tag_line(text: str, path: FilePath | None = None,
+                   line: int | None = None) -> list[tuple[str, str]]:
     """The ``(name, value)`` pairs of a line of ``[NAME "value"]`` tags, or FormatError."""
     if not _TAG_LINE_RE.fullmatch(text):
         raise FormatError(f"unknown tag syntax {text.strip()!r} "
@@ -66,7 +67,7 @@ def parse_tag_line(text: str, path=None, line: int | None = None) -> list[tuple[
     return [(name, _unescape(value)) for name, value in _TAG_RE.findall(text)]
 
 
-def _epd_operations(text: str, path, line: int) -> dict[str, str]:
+def _epd_operations(text: str, path: FilePath | None, line: int) -> dict[str, str]:
     tags, position = {}, 0
     for match in _EPD_OP_RE.finditer(text):
         if match.start() != position:
@@ -82,7 +83,7 @@ def _epd_operations(text: str, path, line: int) -> dict[str, str]:
     return tags
 
 
-def parse_fen_list(text: str, path=None) -> list[Record]:
+def parse_fen_list(text: str, path: FilePath | None = None) -> list[Record]:
     """Every record of a FEN list (``path`` only names the file in errors)."""
     records: list[Record] = []
     pending: dict[str, str] = {}

@@ -53,13 +53,13 @@ puzzles.formats.FormatError: problems.pgn, line 1: unknown move '马9进7' at 2.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from xiangqi import RED, STARTING_FEN, Board, IllegalMoveError, InvalidMoveError
 from xiangqi.notation import AMBIGUOUS, ILLEGAL, NotationError, parse_move, write_line
 
-from . import RESULTS, FormatError, Record, checked_fen, replay
+from . import RESULTS, FilePath, FormatError, Record, checked_fen, replay
 
 NOTATION_TAGS = {"wxf": "WXF", "iccs": "ICCS"}
 _FORMAT_NAMES = {"wxf": "wxf", "iccs": "iccs", "chinese": "chinese", "中文": "chinese",
@@ -103,7 +103,8 @@ def _lines_of(text: str) -> list[int]:
     return [0] + [m.end() for m in re.finditer(r"\n", text)]
 
 
-def _events(text: str, path):
+def _events(text: str,
+            path: FilePath | None) -> Iterator[tuple[str, str | tuple[str, str] | None, int]]:
     """(kind, value, line) tokens of a PGN text."""
     starts = _lines_of(text)
     line = 1
@@ -156,7 +157,7 @@ def _events(text: str, path):
             pos = match.end()
 
 
-def _games(text: str, path) -> list[_Game]:
+def _games(text: str, path: FilePath | None) -> list[_Game]:
     games: list[_Game] = []
     game: _Game | None = None
     finished = False
@@ -177,6 +178,7 @@ def _games(text: str, path) -> list[_Game]:
                                   f"{opened[-1]})", path, line)
             if game is None or finished or game.has_movetext:
                 game = start(line)
+            assert isinstance(value, tuple), "a tag token holds (name, value)"
             game.tags.append((value[0], value[1], line))
         elif trailing:
             continue
@@ -192,8 +194,10 @@ def _games(text: str, path) -> list[_Game]:
             continue                            # inside a variation: skipped
         elif kind == "comment":
             if game is not None and not finished and not game.moves and game.comment is None:
+                assert isinstance(value, str), "a comment token holds its text"
                 game.comment = value
         else:
+            assert isinstance(value, str), "a word token holds its text"
             word = value
             if finished:
                 if not _NUMBER_RE.match(word):      # not "1." nor "1.炮二平五": a trailer
@@ -225,7 +229,7 @@ def _strip_subject(detail: str, text: str) -> str:
     return detail
 
 
-def _record(game: _Game, path) -> Record:
+def _record(game: _Game, path: FilePath | None) -> Record:
     tags: dict[str, str] = {}
     fen, notation = STARTING_FEN, None
     tag_result: tuple[str, int] | None = None
@@ -272,7 +276,7 @@ def _record(game: _Game, path) -> Record:
     return Record(fen, moves, tags, game.line)
 
 
-def parse_pgn(text: str, path=None) -> list[Record]:
+def parse_pgn(text: str, path: FilePath | None = None) -> list[Record]:
     """Every game of a PGN text (``path`` only names the file in errors)."""
     text = text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     return [_record(game, path) for game in _games(text, path)]

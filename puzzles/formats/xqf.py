@@ -74,7 +74,7 @@ from xiangqi import Board, Move
 from xiangqi.fen import placement_fen
 from xiangqi.notation import why_illegal
 
-from . import FormatError, Record, checked_fen, replay
+from . import FilePath, FormatError, Record, checked_fen, replay
 from ._slots import codes_to_slots, slots_to_codes
 
 HEADER_SIZE = 1024
@@ -106,7 +106,7 @@ def _byte(sq: int) -> int:
     return (sq % 9) * 10 + sq // 9
 
 
-def _read_node(data: bytes, offset: int, path) -> tuple[_Node, int]:
+def _read_node(data: bytes, offset: int, path: FilePath | None) -> tuple[_Node, int]:
     left = len(data) - offset
     if left < 8:
         raise FormatError(f"truncated move record: {left} of its 8 bytes", path, offset=offset)
@@ -120,7 +120,7 @@ def _read_node(data: bytes, offset: int, path) -> tuple[_Node, int]:
     return node, offset + 8 + length
 
 
-def _decode(raw: bytes, what: str, offset: int, path) -> str:
+def _decode(raw: bytes, what: str, offset: int, path: FilePath | None) -> str:
     raw = raw.rstrip(b"\x00")
     try:
         return raw.decode("gb18030")
@@ -134,7 +134,7 @@ def _decode(raw: bytes, what: str, offset: int, path) -> str:
                           path, offset=offset + error.start) from None
 
 
-def _tags(data: bytes, path) -> dict[str, str]:
+def _tags(data: bytes, path: FilePath | None) -> dict[str, str]:
     tags: dict[str, str] = {}
     for name, offset, capacity in _STRINGS:
         length = data[offset]
@@ -151,7 +151,7 @@ def _tags(data: bytes, path) -> dict[str, str]:
     return tags
 
 
-def parse_xqf(data: bytes, path=None) -> Record:
+def parse_xqf(data: bytes, path: FilePath | None = None) -> Record:
     """The record of an XQF file (version 10 or lower): start position, main line, tags."""
     data = bytes(data)
     if data[:2] != b"XQ":

@@ -1,0 +1,29 @@
+"""The resume files of the benchmarks that run problem by problem (bench_proposer.py,
+bench_quiet_vs_fairy.py): a title line, the settings as ``# setting NAME=VALUE`` lines, a
+header of tab-separated column names, then one tab-separated row per problem, appended and
+synced as it finishes, so that a killed run can be taken up again."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def read_rows(path: Path, columns: list[str]) -> tuple[list[str], dict[int, dict[str, str]]]:
+    """The header's setting lines and the rows, by number (a row cut short is left out)."""
+    header, rows = [], {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("# setting "):
+            header.append(line)
+        elif line and not line.startswith("#") and not line.startswith("number\t"):
+            cells = line.split("\t")
+            if len(cells) == len(columns):
+                rows[int(cells[0])] = dict(zip(columns, cells))
+    return header, rows
+
+
+def append_row(path: Path, row: dict[str, str], columns: list[str]) -> None:
+    """``row`` as one line at the end of the file, synced to disk before returning."""
+    with path.open("a", encoding="utf-8") as out:
+        out.write("\t".join(row[c] for c in columns) + "\n")
+        out.flush()
+        os.fsync(out.fileno())
