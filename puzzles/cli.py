@@ -66,7 +66,7 @@ from pathlib import Path
 
 import sqlite_utils
 
-from solver.search import MAX_THREADS
+from solver import MAX_THREADS
 from xiangqi import Board
 from xiangqi.cli import add_diagram_options, seconds_argument, whole_number, write_diagram
 from xiangqi.output import JsonObject

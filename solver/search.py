@@ -11,6 +11,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from tablebases import MissingTableError
 from xiangqi import Board, Move
@@ -21,6 +22,9 @@ from ._mate_ab import MAX_MATE_MOVES, MateFinder
 from .budget import Budget, within
 from .parallel import search_with_helpers
 from .types import MODES, Mode, Verdict
+
+if TYPE_CHECKING:
+    from tablebases.probe import Tablebase
 
 DEFAULT_MAX_MOVES: dict[str, int] = {Mode.CHECKS: 200, Mode.ANY: 20}
 # The time budget of a solve, verify or refutation for which the user set none (the command
@@ -65,7 +69,7 @@ def order_name(order: int | None) -> str:
     return "full width" if order is None or order == FULL else f"order {order}"
 
 
-def table_mate_moves(board: Board, mode: str, tablebase) -> int | None:
+def table_mate_moves(board: Board, mode: str, tablebase: Tablebase | None) -> int | None:
     """In "any" mode, the attacker moves of the mate that ``board``'s table gives (its DTM),
     or None: no table covers it, or it gives the side to move no win.  (In "checks" mode a
     table's mate need not check on every move.)"""
@@ -76,7 +80,7 @@ def table_mate_moves(board: Board, mode: str, tablebase) -> int | None:
     return (plies + 1) // 2 if plies is not None and plies > 0 else None
 
 
-def default_bound(board: Board, mode: str, tablebase=None) -> int:
+def default_bound(board: Board, mode: str, tablebase: Tablebase | None = None) -> int:
     """The bound of a search for which none is asked: :data:`DEFAULT_MAX_MOVES`, or the mate
     of ``board``'s table if longer (the table answers without a search, so a smaller bound
     would only hide its answer: K R vs K A A B B, a mate in 23, came out "no mate within
@@ -199,7 +203,7 @@ class SolveResult:
         return self.nodes / self.seconds if self.seconds > 0 else 0.0
 
 
-def repetition_judge(rules: str) -> Callable[[bytes, int, list], int]:
+def repetition_judge(rules: str) -> Callable[[bytes, int, list[tuple[int, int]]], int]:
     """The search's judge of a repeated cycle: given the cycle's first position (90 piece
     codes and the side to move) and its moves, the colour that must deviate, or -1."""
     ruleset(rules)      # an unknown rule set is refused here, not inside the search
@@ -221,7 +225,8 @@ class Solver:
     disproof is an answer of "no mate".  In "checks" mode the stipulation is order 1 itself."""
 
     def __init__(self, board: Board, mode: str = "checks", limits: Limits | None = None,
-                 tablebase=None, progress: Callable[[int, int], bool | None] | None = None):
+                 tablebase: Tablebase | None = None,
+                 progress: Callable[[int, int], bool | None] | None = None) -> None:
         if mode not in MODES:
             raise SolverError(f"unknown mode {mode!r}: use one of {', '.join(MODES)}")
         self.board = board.copy()
@@ -264,7 +269,7 @@ class Solver:
         if tablebase is not None:
             self._attach_tablebase(tablebase)
 
-    def _attach_tablebase(self, tablebase) -> None:
+    def _attach_tablebase(self, tablebase: Tablebase) -> None:
         """Leaves whose material has a table are answered by it (``tablebase``: an object of
         :func:`tablebases.open_tablebase`)."""
         from tablebases import LeafProber
@@ -456,7 +461,7 @@ class Solver:
         low, high = below
         low_nodes, high_nodes = (max(self.full_width_nodes[b], 1) for b in below)
         exponent = math.log(max(high_nodes / low_nodes, 1.0)) / math.log(high / low)
-        return high_nodes * (bound / high) ** exponent
+        return float(high_nodes * (bound / high) ** exponent)
 
     def _fits_budget(self, board: Board,
                      bound: int) -> tuple[MinimalitySkip | None, int | None]:
@@ -576,8 +581,10 @@ class Solver:
                     candidates.insert(0, move)
         # The proving order first; the other orders (full width last) only if its proof is
         # no longer in the table and a fresh search at that order misses it.
-        for query in (lambda b: self.value_at(b, remaining - 1, order),
-                      lambda b: self.value(b, remaining - 1)):
+        queries: list[Callable[[Board], tuple[str, int | None]]] = [
+            lambda b: self.value_at(b, remaining - 1, order),
+            lambda b: self.value(b, remaining - 1)]
+        for query in queries:
             for move in candidates:
                 board.push_unchecked(move)
                 status: str = PROVEN              # mate (or 困毙) now, unless:
@@ -751,9 +758,9 @@ class Solver:
 
 
 def solve(board: Board, mode: str = "checks", max_moves: int | None = None,
-          tablebases=None, limits: Limits | None = None,
+          tablebases: Tablebase | None = None, limits: Limits | None = None,
           progress: Callable[[int, int], bool | None] | None = None,
-          tree: bool = False, tablebase=None) -> SolveResult:
+          tree: bool = False, tablebase: Tablebase | None = None) -> SolveResult:
     """Prove that the side to move mates, in ``mode`` "checks" (every attacker move checks,
     连照杀) or "any", within ``max_moves`` attacker moves.
 
