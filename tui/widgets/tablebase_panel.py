@@ -211,7 +211,7 @@ class RankedMoves(DataTable):
 class TablebasePanel(Widget, can_focus=True):
     """The tablebase's verdict on the position shown and on each of its moves.
 
-    ``directory``: the table directory (default: ``XQSTUDIO_TABLES`` or the studio's own);
+    ``directory``: the table directory (the studio's settings' ``tables``);
     ``threads``: threads for building (default: the CPUs this process may use).
 
     Keys (while the focus is in the panel): Enter (or a click) plays the move of the row, ``b``
@@ -278,7 +278,7 @@ class TablebasePanel(Widget, can_focus=True):
         def control(self) -> TablebasePanel:
             return self.panel
 
-    def __init__(self, directory: Path | str | None = None, *, board: Board | None = None,
+    def __init__(self, directory: Path | str, *, board: Board | None = None,
                  notation: str = "chinese", threads: int | None = None,
                  name: str | None = None, id: str | None = None,
                  classes: str | None = None) -> None:
