@@ -44,12 +44,12 @@ from puzzles.catalogue import (
     table_words,
 )
 from puzzles.sheet import heading
-from tablebases.material import Material
 from xiangqi import BLACK, Board, Move
 from xiangqi.notation import write_move
 from xiangqi.output import MissingExtraError
 
 from ..diagram_export import export_diagram
+from ..services import Material
 from ..settings import Settings
 from ..wide_text import WrappedText, display_width
 from ..widgets.board import BoardView

@@ -37,10 +37,10 @@ from puzzles.catalogue import CatalogueError, Entry, draw_analysis, open_catalog
 from solver.draw import Trap
 from solver.practice import DrawMoveEvaluation, DrawPractice, PracticeError
 from solver.search import Limits
-from tablebases import Tablebase, open_tablebase
 from xiangqi import Board, Move
 from xiangqi.notation import write_move
 
+from ..services import Tablebase, tables_if_any
 from ..settings import Settings
 from ..widgets.board import BoardView
 from ..widgets.move_list import MoveList
@@ -134,9 +134,8 @@ class DrawPracticeScreen(PracticeBase):
 
     def _start_session(self) -> Callable[[], None]:
         """In the worker: the tables, the analysis and the session."""
-        directory = self.settings.tables
-        if self._tablebase is None and directory.is_dir():
-            self._tablebase = open_tablebase(directory)
+        if self._tablebase is None:
+            self._tablebase = tables_if_any(self.settings.tables)
         line, traps = self._analysis()
         try:
             practice = DrawPractice(self.start, tablebase=self._tablebase, line=line,

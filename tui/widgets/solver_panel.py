@@ -39,9 +39,10 @@ from solver.search import (
 )
 from solver.soundness import SoundnessReport, verify
 from solver.types import DEFAULT_DRAW_BOUND, DrawVerdict
-from tablebases import TablebaseError, open_tablebase
 from xiangqi import Board, Move
 from xiangqi.notation import NOTATIONS, write_line, write_move
+
+from ..services import TablebaseError, tables_if_any
 
 SEARCH_GROUP = "solver-search"
 MODE_NAMES = {"checks": "连照 continuous check", "any": "any moves", "draw": "和 draw study"}
@@ -463,10 +464,8 @@ class SolverPanel(Widget, can_focus=True):
 
     def _open_tables(self):
         """The tablebase for the search's leaves, or None where there are no tables."""
-        if not self.tables.is_dir():
-            return None
-        tablebase = open_tablebase(self.tables)
-        return tablebase if tablebase.materials() else None
+        tablebase = tables_if_any(self.tables)
+        return tablebase if tablebase is not None and tablebase.materials() else None
 
     @work(thread=True, exclusive=True, group=SEARCH_GROUP, exit_on_error=False)
     def _solve_in_thread(self, solver: Solver, max_moves: int, tablebase) -> SolveResult:
