@@ -15,7 +15,7 @@ BENCHMARKS.md.
 
 ``--main-line-file`` replaces the drawing line the analysis finds by a given one (a study's
 traditional main line; ``#`` comments, move numbers and any notation accepted), checked move
-by move by :func:`solver.draw.check_line`; the ``line_checks`` column then says, per ply,
+by move by :func:`solver.draw.check_drawing_line`; the ``line_checks`` column then says, per ply,
 what showed the move keeps the mover's draw (a table, or the bound within which a full-width
 search proved the opponent has no forced win).
 """
@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from puzzles.catalogue import load_compositions, load_great_four  # noqa: E402
 from solver import Limits  # noqa: E402
-from solver.draw import analyse_draw, build_tables, check_line, table_need  # noqa: E402
+from solver.draw import analyse_draw, build_tables, check_drawing_line, table_need  # noqa: E402
 from tablebases import open_tablebase  # noqa: E402
 from xiangqi import Board  # noqa: E402
 from xiangqi.notation import parse_line  # noqa: E402
@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
                                     Limits(seconds=args.seconds), trap_moves=20,
                                     line=args.main_line_file is None)
             if args.main_line_file is not None:
-                analysis.line = check_line(
+                analysis.line = check_drawing_line(
                     board, read_line(args.main_line_file, board), tablebase, args.line_bound,
                     args.line_seconds, phase=lambda text: print(text, file=sys.stderr,
                                                                 flush=True))

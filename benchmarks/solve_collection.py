@@ -23,7 +23,8 @@ table of every composition's material (with its sub-tables) whose build is estim
 or less on two threads, so that the table set behind the verdicts is named by the command, not
 by what a machine happened to have built. Compositions whose titles say 和 are draw studies:
 they get the draw stipulation and are not searched here (their analysis is a separate task).
-Each search runs on one thread; ``--jobs`` runs that many problems at once; ``--cluster
+Each search runs in one process (``--threads N``: N processes sharing its table, the node
+budgets counting all of them); ``--jobs`` runs that many problems at once; ``--cluster
 ADDRESS`` (a ``dask scheduler``) or ``--workers N`` (a LocalCluster here) makes each problem a
 Dask task instead (``puzzles.cluster``; the extra ``xqstudio[cluster]``), the verdicts
 collected by this process and the file written once at the end, as without a cluster.
@@ -81,18 +82,13 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import IO
 
-from puzzles.catalogue import (
+from puzzles.catalogue import composition_numbers, replay_fault
+from puzzles.verification import (
     TABLE_DRAW,
-    composition_numbers,
-    refutation_bound,
-    refutation_verdict,
-    replay_fault,
-    search_verdict,
-    table_plies,
-    win_bound,
+    VerifySettings,
+    verify_composition,
+    with_refutation,
 )
-from solver import Limits, Solver
-from solver.refute import refute
 from solver.search import DEFAULT_PROPOSER_SHARE
 from tablebases import open_tablebase
 from xiangqi import Board, Move
@@ -106,14 +102,14 @@ COLUMNS = ["number", "stipulation", "verdict", "moves", "order", "main_line"]
 # A resume file's rows: the verdicts file's columns and what the search spent.  ``exact``: yes
 # or no for a proven mate or refutation; ``nodes``, ``seconds``, ``tb_leaves``,
 # ``threat_tests``: all the searches of the problem together; ``ran_out``: where a budget ran
-# out (see :func:`ran_out`), "" if none did.
+# out (see :func:`puzzles.verification.ran_out`), "" if none did.
 RESUME_COLUMNS = ["number", "stipulation", "verdict", "moves", "exact", "order", "main_line",
                   "nodes", "seconds", "tb_leaves", "threat_tests", "ran_out"]
 # The options a resume file records in its header and a resumed run must repeat: they decide
 # the rows.  (Not --jobs, --numbers, --sample, --cluster: they decide only which and where.)
 RESUME_SETTINGS = ["checks_seconds", "checks_moves", "any_seconds", "any_moves", "any_nodes",
-                   "orders", "proposer_share", "refute_seconds", "refute_nodes", "refute_moves",
-                   "tables"]
+                   "orders", "proposer_share", "threads", "refute_seconds", "refute_nodes",
+                   "refute_moves", "tables"]
 RESUME_TITLE = "# solve_collection.py resume file: one row per problem, appended as it finishes"
 # The development sample: every seventh of the 281 quiet-move wins (stipulation "win" in the
 # verdicts file, in the book's order, the first included): the 41 of the session-6 to
@@ -161,87 +157,43 @@ def cheap_tables(every: list[tuple[int, str, str]], minutes: float) -> list[str]
     return sorted(sizes, key=lambda name: (sizes[name], name))
 
 
-class _Watched(Solver):
-    """A solver that notes the order its search had reached when the search for the mate
-    ended, before the main line (where a budget ran out in an inexact mate)."""
+def settings_of(args: argparse.Namespace) -> VerifySettings:
+    """The budgets and bounds of a problem's searches, as the command line sets them."""
+    return VerifySettings(checks_seconds=args.checks_seconds, checks_moves=args.checks_moves,
+                          any_seconds=args.any_seconds, any_nodes=args.any_nodes,
+                          any_moves=args.any_moves,
+                          refute=bool(args.refute_seconds or args.refute_nodes),
+                          refute_seconds=args.refute_seconds, refute_nodes=args.refute_nodes,
+                          refute_moves=args.refute_moves, orders=args.orders,
+                          proposer_share=args.proposer_share, threads=args.threads,
+                          tables=args.tables)
 
-    stopped_order = ""
 
-    def line_within_reserve(self, length: int, exact: bool, cancelled: bool) -> list[Move]:
-        self.stopped_order = self.current_order
-        return super().line_within_reserve(length, exact, cancelled)
-
-
-def ran_out(result, solver: _Watched) -> str:
-    """Where the budget of ``solver``'s search (its result ``result``) ran out: "checks" (the
-    continuous-check search), "order N" or "full width" (the quiet-move search at that order),
-    "line" (the main line, after the proof: it may be cut short), or "" (the search finished:
-    an exact mate or a disproof).  An inexact mate whose line ran out too: both, with "; "."""
-    phases = []
-    if result.verdict == "unknown" or (result.verdict == "mate" and not result.exact):
-        order = solver.current_order if result.verdict == "unknown" else solver.stopped_order
-        phases.append("checks" if solver.mode == "checks" else order)
-    if result.verdict == "mate" and not result.line_complete:
-        phases.append("line")
-    return "; ".join(phases)
+def resume_row(number: int, verdict: dict) -> dict:
+    """A row of this runner (:data:`RESUME_COLUMNS`) from a verdict of
+    :func:`puzzles.verification.verify_composition`: no length or no proof as empty cells,
+    ``exact`` as yes or no."""
+    exact = verdict["exact"]
+    return {"number": number, "stipulation": verdict["stipulation"],
+            "verdict": verdict["verdict"],
+            "moves": "" if verdict["moves"] is None else verdict["moves"],
+            "exact": "" if exact is None or exact == "" else ("yes" if exact in (True, "yes")
+                                                              else "no"),
+            "order": verdict["order"], "main_line": verdict["main_line"],
+            "nodes": int(verdict["nodes"] or 0), "seconds": float(verdict["seconds"] or 0.0),
+            "tb_leaves": int(verdict["tb_leaves"] or 0),
+            "threat_tests": int(verdict["threat_tests"] or 0), "ran_out": verdict["ran_out"]}
 
 
 def verdict_of(task: tuple) -> dict:
+    """One problem's row: a draw study "unverified" (its analysis is a task of its own),
+    any other verified (:func:`puzzles.verification.verify_composition`)."""
     number, fen, title, args = task
-    start = time.perf_counter()
     if is_draw_study(title):
         return {"number": number, "stipulation": "draw", "verdict": "unverified", "moves": "",
                 "exact": "", "order": "", "main_line": "", "nodes": 0, "seconds": 0.0,
                 "tb_leaves": 0, "threat_tests": 0, "ran_out": ""}
-    board = Board(fen)
-    tables = open_tablebase(args.tables) if args.tables else None
-    solver = _Watched(board, "checks", Limits(seconds=args.checks_seconds), tables)
-    result = solver.run(args.checks_moves)
-    stipulation = "checks"
-    spent = [result.nodes, result.tb_leaves, result.threat_tests]
-    if result.verdict == "no mate":
-        solver = _Watched(board, "any", Limits(seconds=args.any_seconds, nodes=args.any_nodes,
-                                               lambda_orders=args.orders,
-                                               proposer_share=args.proposer_share), tables)
-        result = solver.run(win_bound(board, args.any_moves, tables))
-        stipulation = "win"
-        spent = [a + b for a, b in zip(spent, [result.nodes, result.tb_leaves,
-                                                result.threat_tests])]
-    verdict = search_verdict(result)
-    order = ""
-    if result.verdict == "mate":
-        order = "full" if result.order is None else str(result.order)
-    row = {"number": number, "stipulation": stipulation, "verdict": verdict,
-           "moves": result.length if result.verdict == "mate" else "",
-           "exact": ("yes" if result.exact else "no") if result.verdict == "mate" else "",
-           "order": order, "main_line": " ".join(m.iccs() for m in result.main_line),
-           "nodes": spent[0], "tb_leaves": spent[1], "threat_tests": spent[2],
-           "ran_out": ran_out(result, solver)}
-    if stipulation == "win" and result.verdict != "mate":
-        if table_plies(board, tables) == 0:
-            row["verdict"] = TABLE_DRAW
-        elif args.refute_seconds or args.refute_nodes:
-            row = refuted_row(row, board, tables, args)
-    return {**row, "seconds": time.perf_counter() - start}
-
-
-def refuted_row(row: dict, board: Board, tables, args: argparse.Namespace) -> dict:
-    """``row`` (a win without a proven mate) after a refutation within its budget: a refuted
-    one's verdict, Black's mate length, order and line, else the row as it was (its nodes and
-    leaves counted, and "refutation" added to ``ran_out`` if that budget ran out too)."""
-    refutation = refute(board, refutation_bound(board, args.refute_moves, tables), tables,
-                        Limits(seconds=args.refute_seconds, nodes=args.refute_nodes,
-                               lambda_orders=args.orders))
-    row = {**row, "tb_leaves": row.get("tb_leaves", 0) + refutation.tb_leaves,
-           "nodes": int(row.get("nodes") or 0) + refutation.nodes}
-    if refutation.refuted:
-        verdict, moves = refutation_verdict(refutation)
-        row.update(verdict=verdict, moves=moves, exact="yes" if refutation.exact else "no",
-                   order="full" if refutation.order is None else str(refutation.order),
-                   main_line=" ".join(m.iccs() for m in refutation.main_line))
-    if refutation.verdict == "unknown" or (refutation.refuted and not refutation.exact):
-        row["ran_out"] = "; ".join(p for p in [row.get("ran_out", ""), "refutation"] if p)
-    return row
+    return resume_row(number, verify_composition(fen, "win", settings_of(args)))
 
 
 def refutation_of(task: tuple) -> dict:
@@ -249,9 +201,15 @@ def refutation_of(task: tuple) -> dict:
     refutation proves within its budget that Black mates whatever Red plays, else as it was."""
     row, fen, args = task
     start = time.perf_counter()
+    settings = settings_of(args)
     tables = open_tablebase(args.tables) if args.tables else None
-    row = refuted_row(row, Board(fen), tables, args)
-    return {**row, "seconds": time.perf_counter() - start}
+    try:
+        refuted = with_refutation(row, Board(fen), tables, settings)
+    finally:
+        if tables is not None:
+            tables.close()
+    return {**resume_row(row["number"], {**refuted, "seconds": 0.0}),
+            "seconds": time.perf_counter() - start}
 
 
 def recorded_rows(target: Path = TARGET) -> list[dict]:
@@ -503,6 +461,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--proposer-share", type=float, default=DEFAULT_PROPOSER_SHARE,
                         help="share of a quiet-move search's budget for the alpha-beta mate "
                              "finder whose moves df-pn tries first (0: none)")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="processes of each problem's search, sharing one table (the node "
+                             "budgets count all of them; with --jobs J, J x THREADS processes)")
     parser.add_argument("--refute-seconds", type=float, default=10.0,
                         help="a win without a proven mate: time to prove that Black mates "
                              "whatever Red plays (0 with --refute-nodes 0: no refutation)")

@@ -34,7 +34,6 @@ import os
 import re
 import sqlite3
 import tempfile
-import time
 import tomllib
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -44,13 +43,11 @@ from pathlib import Path
 import sqlite_utils
 
 from solver import Limits, solve
-from solver.refute import DEFAULT_REFUTATION_MOVES, Refutation, refute
-from solver.search import SolveResult, table_mate_moves
-from tablebases import open_tablebase
 from xiangqi import RED, STARTING_FEN, Board, FenError, Move
 from xiangqi.notation import write_line
 
 from .paths import DATA_DIR, default_database
+from .verification import CHECKS_BOUND, draw_verdict, search_verdict
 
 SCHEMA_VERSION = 1
 SOLVER_VERSION = "dfpn-1"
@@ -309,60 +306,6 @@ def replay_fault(board: Board, moves: list[Move], checks: bool,
     if replay.has_legal_move() or (replay.turn == board.turn) != refutation:
         return f"the {name} does not end in mate"
     return None
-
-
-# A win stipulation whose position a table covers and gives the side to move neither a win
-# nor a loss: a draw as set, whatever the number of moves (the table's value, not a bound).
-TABLE_DRAW = "table draw"
-
-
-def search_verdict(result: SolveResult) -> str:
-    """A :func:`solver.solve` answer as a recorded verdict: "mate" (the length the shortest),
-    "mate within N", "no mate within N" (a full-width search's bound) or "unproven".
-
-    >>> search_verdict(solve(Board("3k5/9/9/9/9/9/9/9/4R4/4K4 w"), mode="any", max_moves=2))
-    'mate'
-    """
-    if result.verdict == "mate":
-        return "mate" if result.exact else f"mate within {result.length}"
-    if result.verdict == "no mate":
-        return f"no mate within {result.max_moves}"
-    return "unproven"
-
-
-def table_plies(board: Board, tables) -> int | None:
-    """The DTM of ``board``'s table in plies (positive: the side to move mates, negative: it
-    is mated, 0: a draw), or None when no table covers it."""
-    get_dtm = getattr(tables, "get_dtm", None)
-    return None if get_dtm is None else get_dtm(board, None)
-
-
-def win_bound(board: Board, moves: int, tables) -> int:
-    """The bound of a quiet-move search: ``moves``, or the mate of the position's table if
-    longer (a table answers at once; a smaller bound would only hide its mate)."""
-    return max(moves, table_mate_moves(board, "any", tables) or 0)
-
-
-def refutation_bound(board: Board, moves: int, tables) -> int:
-    """The bound of a refutation (the other side's moves): ``moves``, or the table's mate
-    against the side to move if longer."""
-    plies = table_plies(board, tables)
-    return max(moves, -plies // 2 if plies is not None and plies < 0 else 0)
-
-
-def refutation_verdict(refutation: Refutation) -> tuple[str, int | None]:
-    """A :func:`solver.refute.refute` answer as a recorded verdict and its length (the
-    mating side's moves): "refuted" (the length the shortest), "refuted within N", or the
-    usual "unproven" (not refuted, or not within the budget: the win is still open).
-
-    >>> refutation_verdict(refute(Board("3k5/9/9/9/9/9/9/r8/9/4K4 w"), max_moves=3))
-    ('refuted', 2)
-    """
-    if not refutation.refuted:
-        return "unproven", None
-    if refutation.exact:
-        return "refuted", refutation.length
-    return f"refuted within {refutation.length}", refutation.length
 
 
 def check_example(row: dict, run_solver: bool,
@@ -1283,92 +1226,20 @@ def _analyse_for_catalogue(board: Board, seconds: float,
     from solver.draw import analyse_draw
 
     analysis = analyse_draw(board, limits=Limits(seconds=seconds), traps=False)
-    verdict = {"no win within the bound": f"no win within {analysis.bound}",
-               "unknown": f"unproven within {analysis.bound}"}.get(analysis.verdict,
-                                                                  str(analysis.verdict))
     line = analysis.line.moves if analysis.line is not None and analysis.line.moves else recorded
-    return verdict, line
+    return draw_verdict(analysis), line
 
 
 def _solve_for_catalogue(board: Board, seconds: float, recorded: list[Move]):
-    for mode, bound in (("checks", 80), ("any", 10)):
+    for mode, bound in (("checks", CHECKS_BOUND), ("any", 10)):
         result = solve(board, mode=mode, max_moves=bound, limits=Limits(seconds=seconds))
         if result.verdict == "mate":
-            verdict = "mate" if result.exact else f"mate within {result.length}"
-            return verdict, "checks" if mode == "checks" else "win", result.length, result.main_line
+            return (search_verdict(result), "checks" if mode == "checks" else "win",
+                    result.length, result.main_line)
     return "unproven", "win", None, recorded
 
 
 # -- verifying compositions again (``catalogue verify``) ---------------------------------------
-
-CHECKS_BOUND = 80           # moves of a continuous-check search (as solve_collection.py)
-
-
-@dataclass
-class VerifyBudget:
-    """What each composition's searches may spend: ``seconds`` and ``nodes`` per search (0:
-    no limit), the bound of the quiet-move search, and the tables answering leaves (a
-    directory every worker sees, or None)."""
-    seconds: float = 60.0
-    nodes: int = 0
-    max_moves: int = 30
-    tables: str | None = None
-
-
-def verify_composition(fen: str, stipulation: str, budget: VerifyBudget) -> dict:
-    """One composition's verdict, as ``catalogue verify`` records it (a pure function of its
-    arguments, so that it runs as a cluster task): a draw study (``stipulation`` "draw") by
-    the draw analysis within the budget; any other first as a continuous-check problem (up to
-    80 moves) and, if that proves none, with quiet moves up to ``max_moves``.  Verdicts as
-    ``benchmarks/solve_collection.py`` writes them: "mate", "mate within N", "no mate within
-    N", "unproven", and when no mate is proven but the other side mates against every move
-    (:func:`solver.refute.refute`, within the same budget) "refuted" or "refuted within N",
-    with that mate's length and line (a draw study's: "draw", "no win within N", "unproven
-    within N", ...).
-    Returns stipulation, verdict, moves, main_line (ICCS), main_line_zh and seconds."""
-    start = time.perf_counter()
-    board = Board(fen)
-    limits = Limits(seconds=budget.seconds, nodes=budget.nodes)
-    tables = open_tablebase(budget.tables) if budget.tables else None
-    try:
-        moves: int | None = None
-        if stipulation == "draw":
-            from solver.draw import analyse_draw
-
-            analysis = analyse_draw(board, tablebase=tables, limits=limits, traps=False)
-            verdict = {"no win within the bound": f"no win within {analysis.bound}",
-                       "unknown": f"unproven within {analysis.bound}"}.get(
-                analysis.verdict, str(analysis.verdict))
-            line = analysis.line.moves if analysis.line is not None else []
-        else:
-            result = solve(board, mode="checks", max_moves=CHECKS_BOUND, limits=limits,
-                           tablebases=tables)
-            stipulation = "checks"
-            if result.verdict == "no mate":
-                result = solve(board, mode="any", limits=limits, tablebases=tables,
-                               max_moves=win_bound(board, budget.max_moves, tables))
-                stipulation = "win"
-            verdict = search_verdict(result)
-            if result.verdict == "mate":
-                moves = result.length
-            line = list(result.main_line) if result.verdict == "mate" else []
-            if stipulation == "win" and result.verdict != "mate":
-                if table_plies(board, tables) == 0:
-                    verdict = TABLE_DRAW
-                else:
-                    bound = refutation_bound(board, DEFAULT_REFUTATION_MOVES, tables)
-                    refutation = refute(board, bound, tables, limits)
-                    if refutation.refuted:
-                        verdict, moves = refutation_verdict(refutation)
-                        line = refutation.main_line
-    finally:
-        if tables is not None:
-            tables.close()
-    return {"stipulation": stipulation, "verdict": verdict, "moves": moves,
-            "main_line": " ".join(m.iccs() for m in line),
-            "main_line_zh": " ".join(write_line(board, line, "chinese")),
-            "seconds": round(time.perf_counter() - start, 3)}
-
 
 def compositions_to_verify(db: sqlite_utils.Database, collection: str | None = None,
                            numbers: list[int] | None = None) -> list[dict]:

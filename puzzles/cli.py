@@ -63,6 +63,7 @@ from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
 
+from solver.search import MAX_THREADS
 from xiangqi import Board
 from xiangqi.cli import add_diagram_options, seconds_argument, whole_number, write_diagram
 
@@ -71,7 +72,6 @@ from .catalogue import (
     CatalogueError,
     Entry,
     RepeatedPositions,
-    VerifyBudget,
     build,
     composition_numbers,
     compositions_to_verify,
@@ -86,10 +86,10 @@ from .catalogue import (
     query,
     resolve_reference,
     search,
-    verify_composition,
     write_verdicts,
 )
 from .paths import default_database
+from .verification import WIN_BOUND, VerifySettings, verify_composition
 
 _ENTRY_FILTERS = ("collection", "pattern", "text", "pieces", "min_moves", "max_moves",
                   "verdict", "limit", "offset")
@@ -411,8 +411,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
     compositions = compositions_to_verify(db, args.collection, args.numbers)
     if not compositions:
         return _fail(args, "no composition matches (check --collection / --numbers)")
-    budget = VerifyBudget(seconds=args.seconds, nodes=args.nodes, max_moves=args.max_moves,
-                          tables=str(args.tables.resolve()) if args.tables else None)
+    budget = VerifySettings.uniform(seconds=args.seconds, nodes=args.nodes,
+                                    max_moves=args.max_moves, threads=args.threads,
+                                    tables=str(args.tables.resolve()) if args.tables else None)
     verdicts: dict[int, dict] = {}
     start = time.perf_counter()
 
@@ -558,8 +559,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     ver.add_argument("--nodes", type=whole_number(0), default=0,
                      help="node budget of each search (0: none); unlike seconds, the verdicts "
                           "then do not depend on the machine or its load")
-    ver.add_argument("--max-moves", type=whole_number(1, 200), default=30,
-                     help="bound of the quiet-move search (default 30)")
+    ver.add_argument("--max-moves", type=whole_number(1, 200), default=WIN_BOUND,
+                     help=f"bound of the quiet-move search (default {WIN_BOUND})")
+    ver.add_argument("--threads", type=whole_number(1, MAX_THREADS), default=1,
+                     help="processes of each search, sharing its table (the node budget "
+                          "counts all of them; default 1)")
     ver.add_argument("--tables", type=Path, default=None, metavar="DIR",
                      help="tablebases answering the leaves (on a cluster: a directory every "
                           "worker sees)")

@@ -2,7 +2,7 @@
 (or ``--workers N``) and ``python benchmarks/solve_collection.py --cluster ADDRESS``.
 
 A composition depends on nothing, so the collection is one task per composition
-(:func:`puzzles.catalogue.verify_composition` with its budget), run by whichever worker is
+(:func:`puzzles.verification.verify_composition` with its budget), run by whichever worker is
 free; the client collects the verdicts as they come and the caller writes them all at the
 end, in one transaction (:func:`puzzles.catalogue.write_verdicts`): a verification stopped
 half-way writes nothing.  Task keys are deterministic (``catalogue-verify-<token>-<id>``, the
@@ -21,7 +21,7 @@ from typing import Any
 
 from tablebases.cluster import ClusterError, connect, dashboard_note, require_distributed
 
-from .catalogue import VerifyBudget, verify_composition
+from .verification import VerifySettings, verify_composition
 
 __all__ = ["ClusterError", "connect", "dashboard_note", "run_tasks", "verify_on_cluster",
            "verification_key"]
@@ -51,7 +51,7 @@ def run_tasks(client: Any, function: Callable, arguments: Sequence[tuple], keys:
     return results
 
 
-def verification_key(composition: dict, budget: VerifyBudget) -> str:
+def verification_key(composition: dict, budget: VerifySettings) -> str:
     """The task key of one composition's verification: the same for the same position,
     stipulation and budget (Dask's dashboard groups them as ``catalogue-verify``)."""
     text = json.dumps([composition["fen"], composition["stipulation"], asdict(budget)],
@@ -59,7 +59,7 @@ def verification_key(composition: dict, budget: VerifyBudget) -> str:
     return f"catalogue-verify-0{hashlib.sha1(text.encode()).hexdigest()[:11]}-{composition['id']}"
 
 
-def verify_on_cluster(client: Any, compositions: Sequence[dict], budget: VerifyBudget,
+def verify_on_cluster(client: Any, compositions: Sequence[dict], budget: VerifySettings,
                       on_result: Callable[[int, dict], None] | None = None) -> list[dict]:
     """The verdict of every composition (rows of
     :func:`puzzles.catalogue.compositions_to_verify`), one task each, in their order."""

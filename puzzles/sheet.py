@@ -28,7 +28,8 @@ from xiangqi.notation import write_line, write_numbered_line
 from xiangqi.output import require, write_atomically
 from xiangqi.pieces import COLOR_NAMES
 
-from .catalogue import SOLVER_VERSION, TABLE_DRAW, CatalogueError, Entry, draw_analysis, table_words
+from .catalogue import SOLVER_VERSION, CatalogueError, Entry, draw_analysis, table_words
+from .verification import TABLE_DRAW
 
 SHEET_FORMATS = ("html", "pdf")
 

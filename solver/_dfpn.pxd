@@ -34,6 +34,21 @@ cdef struct Entry:
     uint8_t flags            # bit 0: tainted (depends on a repetition in the line); bits 1-7:
                              # bit length of the nodes spent below (replacement priority)
 
+cdef enum:
+    MAX_WORKERS = 64         # processes of one parallel search (Solver's threads)
+
+cdef struct WorkerSlot:
+    # One cache line per worker, so that publishing a node count does not slow the others.
+    long long nodes          # nodes the worker searched since the parallel search began
+    long long padding[7]
+
+cdef struct SharedControl:
+    # The page the workers of a parallel search share beside the table.
+    int stop                 # set when the search is over: the helpers stop
+    int solved               # set by a helper that solved the root: the main worker stops
+    long long padding[7]
+    WorkerSlot workers[MAX_WORKERS]
+
 cdef struct MoveList:
     # 128 bytes: the moves generated at a node, kept so that df-pn's many re-expansions of
     # a node do not generate its moves (and sort out its checks) again.
@@ -72,6 +87,14 @@ cdef class Search:
     cdef public long long threat_nodes_spent # nodes searched after a pass (outermost)
     cdef int threat_depth                    # threat searches running, one inside another
     cdef MoveList* move_cache
+    # A parallel search (a table shared with forked helper processes, see solver.parallel):
+    # NULL when the table is not shared.  Worker 0 is the main process.
+    cdef SharedControl* control
+    cdef readonly int worker
+    cdef long long parallel_base             # this worker's nodes when the parallel search began
+    cdef long long other_nodes               # the other workers' nodes, as last published
+    cdef bint ignore_helpers                 # reading a helper's result: no parallel stop
+    cdef public long long helper_nodes       # of ``nodes``, those searched by helpers
     # Hints (set_hints): a move to try first per position key, open addressing; mask 0: none.
     cdef uint64_t* hint_keys
     cdef uint16_t* hint_moves
@@ -86,9 +109,9 @@ cdef class Search:
 
     cdef uint64_t history_signature(self) noexcept
     cdef Entry* bucket(self, uint64_t home) noexcept
-    cdef Entry* probe(self, uint64_t key, uint64_t home) noexcept
+    cdef bint probe(self, uint64_t key, uint64_t home, Entry* found) noexcept
     cdef void lookup(self, uint64_t key, uint64_t salt, int remaining, int order, uint32_t* pn,
-                     uint32_t* dn, bint* tainted) noexcept
+                     uint32_t* dn, int* length, bint* tainted) noexcept
     cdef void store(self, uint64_t key, uint64_t salt, int remaining, int order, uint32_t pn,
                     uint32_t dn, int length, bint tainted, long long work, int best) noexcept
     cdef int generate(self, bint attacker_to_move, int remaining, int order, int* moves,
@@ -102,6 +125,7 @@ cdef class Search:
     cdef int table_verdict(self, bint or_node, int remaining, int* length)
     cdef int repetition_verdict(self, bint or_node)
     cdef bint over_limits(self)
+    cdef bint parallel_stop(self) noexcept
     cdef void evaluate_new(self, bint or_node, int remaining, int order, bint gated,
                            uint32_t* pn, uint32_t* dn, int* length, bint* tainted)
     cdef void mid(self, bint or_node, int remaining, int order, bint gated, uint32_t thpn,

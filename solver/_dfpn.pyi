@@ -13,6 +13,7 @@ DISPROVEN: Literal["disproven"]
 UNKNOWN: Literal["unknown"]
 FULL: int           # the full-width "order": every legal attacker move
 MAX_ORDER: int      # the highest λ order a search may be asked for
+MAX_THREADS: int    # the most processes of one parallel search (solver.parallel)
 
 _Status = Literal["proven", "disproven", "unknown"]
 
@@ -43,8 +44,25 @@ class Search:
     threat_nodes_spent: int     # nodes searched after a pass (the outermost ones)
     tempo_frontier: int         # λ orders > 1 try every move with this few moves left
     hints_taken: int            # move lists generated with a hinted move first
+    helper_nodes: int           # of ``nodes``, those the helpers of parallel searches searched
+    @property
+    def worker(self) -> int:
+        """0 in the main process, the helper's number in a helper (solver.parallel)."""
 
-    def __init__(self, table_bits: int = 20) -> None: ...
+    def __init__(self, table_bits: int = 20, shared: bool = False) -> None: ...
+    @property
+    def shared(self) -> bool:
+        """The table is shared with processes forked from now on."""
+    def begin_parallel(self) -> None:
+        """Before the helpers are forked: clear the shared flags and counts."""
+    def become_helper(self, worker: int) -> None:
+        """In a forked process: search as helper ``worker`` (1 .. MAX_THREADS - 1)."""
+    def finish_helper(self, solved: bool) -> None:
+        """In a helper, its search over: publish its nodes; ``solved``: every worker stops."""
+    def stop_helpers(self) -> None:
+        """In the main process, its search over: the helpers stop."""
+    def end_parallel(self) -> int:
+        """After the helpers have exited: their nodes, added to ``nodes``."""
     @property
     def table_entries(self) -> int: ...
     @property

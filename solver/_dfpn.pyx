@@ -70,6 +70,7 @@ DISPROVEN = "disproven"
 UNKNOWN = "unknown"
 FULL = FULL_WIDTH
 MAX_ORDER = MAX_LAMBDA_ORDER
+MAX_THREADS = MAX_WORKERS
 
 
 # Intermediate (pn, dn) pairs are stored under the key mixed with the number of attacker
@@ -131,6 +132,13 @@ cdef inline uint32_t grow(uint32_t second) noexcept nogil:
     return INF_MINUS if v >= INF_MINUS else <uint32_t> v
 
 
+cdef inline uint32_t worker_rank(uint64_t key, int move, int worker) noexcept nogil:
+    """A helper's order among a node's moves: a hash of the node, the move and the worker."""
+    cdef uint64_t h = (key ^ (<uint64_t> move * 0x9E3779B97F4A7C15ULL)) * (
+        0xBF58476D1CE4E5B9ULL + 2 * <uint64_t> worker)
+    return <uint32_t> (h >> 32)
+
+
 cdef inline uint32_t cap_add(uint32_t a, uint32_t b) noexcept nogil:
     """a + b, where INF (solved the other way) absorbs and finite sums stay below INF."""
     cdef uint64_t s
@@ -144,7 +152,7 @@ cdef extern from "sys/mman.h":
     void* mmap(void* address, size_t length, int protection, int flags, int fd, long offset) nogil
     int munmap(void* address, size_t length) nogil
     int madvise(void* address, size_t length, int advice) nogil
-    int PROT_READ, PROT_WRITE, MAP_PRIVATE, MAP_ANONYMOUS, MADV_HUGEPAGE
+    int PROT_READ, PROT_WRITE, MAP_PRIVATE, MAP_SHARED, MAP_ANONYMOUS, MADV_HUGEPAGE
     void* MAP_FAILED
 
 # Tables are read at random: with 4 KiB pages nearly every probe of a large table misses the
@@ -155,12 +163,13 @@ cdef extern from "sys/mman.h":
 DEF HUGE_PAGE = 2 * 1024 * 1024
 
 
-cdef void* alloc_table(size_t size) noexcept:
+cdef void* alloc_table(size_t size, bint shared=False) noexcept:
     """``size`` zeroed bytes aligned to 2 MiB, or NULL; freed by :func:`free_table`.  The
-    mapping's own address and length sit in the 16 bytes before the block."""
+    mapping's own address and length sit in the 16 bytes before the block.  ``shared``: the
+    memory stays shared with the processes forked later (a parallel search's table)."""
     cdef size_t length = size + 2 * HUGE_PAGE
     cdef char* raw = <char*> mmap(NULL, length, PROT_READ | PROT_WRITE,
-                                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                                  (MAP_SHARED if shared else MAP_PRIVATE) | MAP_ANONYMOUS, -1, 0)
     cdef char* block
     if <void*> raw == MAP_FAILED:
         return NULL
@@ -178,8 +187,20 @@ cdef void free_table(void* block) noexcept:
 cdef extern from *:
     """
     #define xq_prefetch(address) __builtin_prefetch(address)
+    #define xq_compiler_barrier() __asm__ __volatile__("" ::: "memory")
+    #define xq_load_flag(address) __atomic_load_n((address), __ATOMIC_ACQUIRE)
+    #define xq_store_flag(address, value) __atomic_store_n((address), (value), __ATOMIC_RELEASE)
+    #define xq_load_count(address) __atomic_load_n((address), __ATOMIC_RELAXED)
+    #define xq_store_count(address, value) __atomic_store_n((address), (value), __ATOMIC_RELAXED)
     """
     void xq_prefetch(const void* address) noexcept nogil
+    # After an entry is copied out of a shared table: the copy is what is checked and used,
+    # never a second read of the table (which another worker may have changed since).
+    void xq_compiler_barrier() noexcept nogil
+    int xq_load_flag(int* address) noexcept nogil
+    void xq_store_flag(int* address, int value) noexcept nogil
+    long long xq_load_count(long long* address) noexcept nogil
+    void xq_store_count(long long* address, long long value) noexcept nogil
 
 
 cdef inline int bit_length(long long n) noexcept nogil:
@@ -190,8 +211,21 @@ cdef inline int bit_length(long long n) noexcept nogil:
     return bits
 
 
-cdef inline bint entry_tainted(Entry* e) noexcept nogil:
+cdef inline bint entry_tainted(const Entry* e) noexcept nogil:
     return e.flags & 1
+
+
+# Lockless entries (Hyatt and Mann): an entry's key word is stored XORed with its three data
+# words, so that an entry torn by two workers writing it at once (a parallel search shares its
+# table) no longer matches its key and reads as a miss, never as another position's proof.
+cdef inline uint64_t entry_check(const Entry* e) noexcept nogil:
+    cdef const uint64_t* words = <const uint64_t*> e
+    return words[1] ^ words[2] ^ words[3]
+
+
+cdef inline uint64_t entry_key(const Entry* e) noexcept nogil:
+    """The key an entry was stored under (0 for an empty entry), checked against its data."""
+    return e.key ^ entry_check(e)
 
 
 cdef inline double now_seconds() noexcept nogil:
@@ -203,7 +237,7 @@ cdef inline double now_seconds() noexcept nogil:
 cdef class Search:
     """A df-pn searcher with its own transposition table (``table_bits``: log2 entries)."""
 
-    def __cinit__(self, int table_bits=20):
+    def __cinit__(self, int table_bits=20, bint shared=False):
         cdef void* memory
         cdef size_t size
         if not 2 <= table_bits <= 34:
@@ -211,7 +245,7 @@ cdef class Search:
         if bs_init(&self.state) != 0:
             raise MemoryError()
         size = ((<size_t> 1) << table_bits) * sizeof(Entry)
-        memory = alloc_table(size)
+        memory = alloc_table(size, shared)
         if memory == NULL:
             raise MemoryError(f"cannot allocate a table of 2^{table_bits} entries")
         self.table = <Entry*> memory
@@ -220,6 +254,16 @@ cdef class Search:
                                                   sizeof(MoveList))
         if self.move_cache == NULL:
             raise MemoryError()
+        self.control = NULL
+        if shared:
+            self.control = <SharedControl*> alloc_table(sizeof(SharedControl), True)
+            if self.control == NULL:
+                raise MemoryError()
+        self.worker = 0
+        self.parallel_base = 0
+        self.other_nodes = 0
+        self.ignore_helpers = False
+        self.helper_nodes = 0
         self.checks_only = 0
         self.nodes = 0
         self.node_limit = 0
@@ -253,6 +297,7 @@ cdef class Search:
         bs_free(&self.state)
         free_table(self.table)
         free_table(self.move_cache)
+        free_table(self.control)
         free(self.hint_keys)
         free(self.hint_moves)
 
@@ -334,6 +379,54 @@ cdef class Search:
     def cancel(self):
         self.stopped = 1
 
+    # -- parallel search (driven by solver.parallel) ---------------------------------------------
+
+    @property
+    def shared(self):
+        """The table is shared with processes forked from now on (``Search(shared=True)``)."""
+        return self.control != NULL
+
+    def begin_parallel(self):
+        """Before the helpers are forked: clear the shared flags and node counts; this
+        process is worker 0 and the node limit counts every worker's nodes."""
+        if self.control == NULL:
+            raise ValueError("a parallel search needs a shared table: Search(shared=True)")
+        memset(self.control, 0, sizeof(SharedControl))
+        self.worker = 0
+        self.parallel_base = self.nodes
+        self.other_nodes = 0
+
+    def become_helper(self, int worker):
+        """In a process forked after :meth:`begin_parallel`: search as helper ``worker``."""
+        if self.control == NULL or not 1 <= worker < MAX_WORKERS:
+            raise ValueError(f"helper numbers run from 1 to {MAX_WORKERS - 1}, not {worker}")
+        self.worker = worker
+        self.progress = None
+
+    def finish_helper(self, bint solved):
+        """In a helper, its search over: publish its nodes; ``solved``: it settled the root,
+        whose result is in the shared table, and every worker stops."""
+        xq_store_count(&self.control.workers[self.worker].nodes, self.nodes - self.parallel_base)
+        if solved:
+            xq_store_flag(&self.control.solved, 1)
+            xq_store_flag(&self.control.stop, 1)
+
+    def stop_helpers(self):
+        """In the main worker, its search over: the helpers stop (within 512 nodes)."""
+        xq_store_flag(&self.control.stop, 1)
+
+    def end_parallel(self):
+        """After the helpers have exited: their nodes are added to :attr:`nodes`."""
+        cdef int i
+        cdef long long helpers = 0
+        for i in range(1, MAX_WORKERS):
+            helpers += xq_load_count(&self.control.workers[i].nodes)
+        self.nodes += helpers
+        self.helper_nodes += helpers
+        self.other_nodes = 0
+        self.worker = 0
+        return helpers
+
     # -- table ---------------------------------------------------------------------------------
 
     cdef uint64_t history_signature(self) noexcept:
@@ -350,50 +443,60 @@ cdef class Search:
     cdef Entry* bucket(self, uint64_t home) noexcept:
         return &self.table[((home ^ (home >> 29)) & self.bucket_mask) * BUCKET_ENTRIES]
 
-    cdef Entry* probe(self, uint64_t key, uint64_t home) noexcept:
-        """The entry stored under ``key`` in the bucket of the position key ``home``."""
-        cdef Entry* e = self.bucket(home)
+    cdef bint probe(self, uint64_t key, uint64_t home, Entry* found) noexcept:
+        """Copy into ``found`` the entry stored under ``key`` in the bucket of the position key
+        ``home``; False if there is none."""
+        cdef Entry* slots = self.bucket(home)
         cdef int i
         for i in range(BUCKET_ENTRIES):
-            if e[i].key == key:
-                return &e[i]
-        return NULL
+            found[0] = slots[i]
+            xq_compiler_barrier()
+            if entry_key(found) == key:
+                return True
+        return False
 
     cdef void lookup(self, uint64_t key, uint64_t salt, int remaining, int order, uint32_t* pn,
-                     uint32_t* dn, bint* tainted) noexcept:
+                     uint32_t* dn, int* length, bint* tainted) noexcept:
         """The stored (pn, dn) of the position ``key`` for ``remaining`` moves at ``order``:
-        its proof, else a disproof that covers the query, else the values of this very budget,
-        else (1, 1).  ``salt`` (GATE_SALT for a gated defender node, else 0) separates the
+        its proof (and the proof's ``length``), else a disproof that covers the query, else the
+        values of this very budget, else (1, 1).  ``salt`` (GATE_SALT for a gated defender node,
+        else 0) separates the
         disproofs and values of nodes whose move lists differ; proofs are shared, and so are
         the ungated node's disproofs: the gate only ever makes a proof harder."""
         cdef Entry* slots = self.bucket(key)
-        cdef Entry* e
+        cdef Entry e
+        cdef uint64_t stored_key
         cdef uint64_t disproof_key = key ^ DISPROOF_SALT ^ salt
         cdef uint64_t plain_disproof_key = key ^ DISPROOF_SALT
         cdef uint64_t values_key = budget_key(key ^ salt, remaining, order)
-        cdef Entry* disproof = NULL
+        cdef bint disproved = False, disproof_tainted = False
         cdef int i
         tainted[0] = False
         pn[0] = 1; dn[0] = 1
         for i in range(BUCKET_ENTRIES):
-            e = &slots[i]
-            if e.key == key:
+            # A copy, checked whole: in a parallel search another worker may be writing it.
+            e = slots[i]
+            xq_compiler_barrier()
+            stored_key = entry_key(&e)
+            if stored_key == key:
                 # A proof answers before anything else: a disproof below full width may
                 # stand beside it (that order found nothing), a proof is a fact.
                 if e.pn == 0 and e.length <= remaining and (
-                        not entry_tainted(e) or e.history == self.history_signature()):
+                        not entry_tainted(&e) or e.history == self.history_signature()):
                     pn[0] = 0; dn[0] = INF
-                    tainted[0] = entry_tainted(e)
+                    length[0] = e.length
+                    tainted[0] = entry_tainted(&e)
                     return
-            elif e.key == disproof_key or e.key == plain_disproof_key:
+            elif stored_key == disproof_key or stored_key == plain_disproof_key:
                 if e.dn == 0 and e.remaining >= remaining and e.order >= order and (
-                        not entry_tainted(e) or e.history == self.history_signature()):
-                    disproof = e
-            elif e.key == values_key and e.pn != 0 and e.dn != 0:
+                        not entry_tainted(&e) or e.history == self.history_signature()):
+                    disproved = True
+                    disproof_tainted = entry_tainted(&e)
+            elif stored_key == values_key and e.pn != 0 and e.dn != 0:
                 pn[0] = e.pn; dn[0] = e.dn
-        if disproof != NULL:
+        if disproved:
             pn[0] = INF; dn[0] = 0
-            tainted[0] = entry_tainted(disproof)
+            tainted[0] = disproof_tainted
 
     cdef void store(self, uint64_t key, uint64_t salt, int remaining, int order, uint32_t pn,
                     uint32_t dn, int length, bint tainted, long long work, int best) noexcept:
@@ -401,6 +504,7 @@ cdef class Search:
         # an empty one, else the one with the least work below it, proofs kept longest.
         cdef Entry* slots = self.bucket(key)
         cdef Entry* e = NULL
+        cdef Entry old, fresh
         cdef uint64_t stored_key = key
         cdef int i, priority, lowest = 1 << 30
         if pn != 0 and dn != 0:
@@ -408,36 +512,41 @@ cdef class Search:
         elif dn == 0:
             stored_key = key ^ DISPROOF_SALT ^ salt
         for i in range(BUCKET_ENTRIES):
-            if slots[i].key == stored_key:
+            old = slots[i]
+            xq_compiler_barrier()
+            if entry_key(&old) == stored_key:
                 e = &slots[i]
                 break
-        if e != NULL and not entry_tainted(e):
+        if e != NULL and not entry_tainted(&old):
             # Never forget a result that answers at least as much as the new one.
-            if e.pn == 0 and pn == 0 and e.length <= length:
+            if old.pn == 0 and pn == 0 and old.length <= length:
                 return
-            if e.dn == 0 and dn == 0 and e.order >= order and e.remaining >= remaining:
+            if old.dn == 0 and dn == 0 and old.order >= order and old.remaining >= remaining:
                 return
         if e == NULL:
             for i in range(BUCKET_ENTRIES):
-                if slots[i].key == 0:
+                old = slots[i]
+                xq_compiler_barrier()
+                if entry_key(&old) == 0:
                     e = &slots[i]
                     break
-                priority = slots[i].flags >> 1
-                if slots[i].pn == 0:
+                priority = old.flags >> 1
+                if old.pn == 0:
                     priority += 64
                 if priority < lowest:
                     lowest = priority
                     e = &slots[i]
             self.stored += 1
-        e.key = stored_key
-        e.pn = pn
-        e.dn = dn
-        e.remaining = remaining
-        e.length = length
-        e.order = order
-        e.best = best
-        e.flags = (bit_length(work) << 1) | (1 if tainted else 0)
-        e.history = self.history_signature() if tainted else 0
+        fresh.pn = pn
+        fresh.dn = dn
+        fresh.remaining = remaining
+        fresh.length = length
+        fresh.order = order
+        fresh.best = best
+        fresh.flags = (bit_length(work) << 1) | (1 if tainted else 0)
+        fresh.history = self.history_signature() if tainted else 0
+        fresh.key = stored_key ^ entry_check(&fresh)
+        e[0] = fresh
 
     # -- the perpetual-check rule --------------------------------------------------------------
 
@@ -694,10 +803,14 @@ cdef class Search:
         cdef double now
         if self.stopped:
             return True
-        if self.node_limit and self.nodes >= self.node_limit:
+        if self.node_limit and self.nodes + self.other_nodes >= self.node_limit and not (
+                self.ignore_helpers and self.nodes < self.node_limit):
             self.stopped = 1
             return True
         if (self.nodes & 511) == 0:
+            if self.control != NULL and self.parallel_stop():
+                self.stopped = 1
+                return True
             now = now_seconds()
             if self.deadline and now >= self.deadline:
                 self.stopped = 1
@@ -710,6 +823,21 @@ cdef class Search:
                     self.stopped = 1
                     return True
         return False
+
+    cdef bint parallel_stop(self) noexcept:
+        """Publish this worker's nodes, read the others', and say whether the parallel search
+        tells it to stop: a helper when the search is over, the main worker when a helper
+        has solved the root (unless it is reading that result now)."""
+        cdef int i
+        cdef long long others = 0
+        xq_store_count(&self.control.workers[self.worker].nodes, self.nodes - self.parallel_base)
+        for i in range(MAX_WORKERS):
+            if i != self.worker:
+                others += xq_load_count(&self.control.workers[i].nodes)
+        self.other_nodes = others
+        if self.worker:
+            return xq_load_flag(&self.control.stop) != 0
+        return not self.ignore_helpers and xq_load_flag(&self.control.solved) != 0
 
     cdef void evaluate_new(self, bint or_node, int remaining, int order, bint gated,
                            uint32_t* pn, uint32_t* dn, int* length, bint* tainted):
@@ -768,16 +896,15 @@ cdef class Search:
         if verdict == LEAF_MATES:
             pn[0] = 0; dn[0] = INF
             return
-        self.lookup(self.state.key, GATE_SALT if gated else 0, remaining, order, pn, dn, tainted)
+        self.lookup(self.state.key, GATE_SALT if gated else 0, remaining, order, pn, dn, length,
+                    tainted)
         if must_deviate:
             # Here the defender may not go round the cycle again, which a disproof found
             # along another line did not know: only one made under this history counts.
             if dn[0] == 0 and not tainted[0]:
                 pn[0] = 1; dn[0] = 1
             tainted[0] = True
-        if pn[0] == 0:
-            length[0] = self.probe(self.state.key, self.state.key).length
-        elif pn[0] == 1 and dn[0] == 1 and not or_node:
+        if pn[0] == 1 and dn[0] == 1 and not or_node:
             # A fresh defender node: one proof per reply, and after a quiet move one more
             # for the threat that has to be shown first.
             pn[0] = n + self.gate_pn if gated else n
@@ -794,6 +921,7 @@ cdef class Search:
         cdef int clen[MAX_MOVES]
         cdef bint ctaint[MAX_MOVES]
         cdef uint8_t cchecks[MAX_MOVES]
+        cdef uint32_t rank[MAX_MOVES]
         cdef int n, i, best, child_remaining, length, best_move, ungated
         cdef uint32_t pn, dn, best_value, second, child_thpn, child_thdn, value
         cdef uint32_t sum_value, other
@@ -878,6 +1006,12 @@ cdef class Search:
                 # one, which no other move beats.  The rest are not looked at.
                 n = i + 1
                 break
+        if self.worker:
+            # A helper of a parallel search breaks ties between equally promising children
+            # in its own order (the main worker takes the first), so that the workers spread
+            # over the tree instead of all searching the same node.
+            for i in range(n):
+                rank[i] = worker_rank(self.state.key, moves[i], self.worker)
         while True:
             # Combine: OR takes the min pn, AND the min dn.  The other number uses the weak
             # proof number (Ueda et al.): the largest child value plus one per other unsolved
@@ -897,7 +1031,8 @@ cdef class Search:
                     if sum_value < INF and other > sum_value:
                         sum_value = other
                     unsolved += 1
-                if value < best_value:
+                if value < best_value or (value == best_value and self.worker
+                                          and rank[i] < rank[best]):
                     second = best_value
                     best_value = value
                     best = i
@@ -1009,12 +1144,13 @@ cdef class Search:
     def proof_move(self, BaseBoard board, int remaining):
         """The (from, to) squares (0..89) of the move of a stored proof that ``board``'s side to
         move mates within ``remaining`` moves, or None: the line of a proof without a search."""
-        cdef Entry* e
+        cdef Entry e
         self.set_position(board)
-        e = self.probe(self.state.key, self.state.key)
-        if e == NULL or e.pn != 0 or e.length > remaining or e.best == 0:
+        if not self.probe(self.state.key, self.state.key, &e):
             return None
-        if entry_tainted(e) and e.history != self.history_signature():
+        if e.pn != 0 or e.length > remaining or e.best == 0:
+            return None
+        if entry_tainted(&e) and e.history != self.history_signature():
             return None
         return sq90_of(xq_move_from(e.best)), sq90_of(xq_move_to(e.best))
 
@@ -1052,6 +1188,22 @@ cdef class Search:
             self.mid(or_node, remaining, order, False, INF, INF, &pn, &dn, &length, &tainted)
             if self.nodes == before:
                 break
+        if pn != 0 and dn != 0 and self.worker == 0 and self.control != NULL and (
+                xq_load_flag(&self.control.solved)):
+            # A helper solved the root and stored the result: one expansion of the root reads
+            # it from the shared table (searching on, within this worker's own limits, what
+            # has been overwritten since).
+            self.stopped = 0
+            self.ignore_helpers = True
+            try:
+                while pn != 0 and dn != 0 and not self.stopped:
+                    before = self.nodes
+                    self.mid(or_node, remaining, order, False, INF, INF, &pn, &dn, &length,
+                             &tainted)
+                    if self.nodes == before:
+                        break
+            finally:
+                self.ignore_helpers = False
         if pn == 0:
             return PROVEN, length
         if dn == 0:

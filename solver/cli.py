@@ -21,20 +21,23 @@ from xiangqi.cli import (
     add_notation_option,
     emit,
     fail,
+    number_argument,
     read_board,
     seconds_argument,
     whole_number,
 )
 from xiangqi.notation import write_line
 
-from ._dfpn import MAX_ORDER
+from ._dfpn import MAX_ORDER, MAX_THREADS
 from .draw import DEFAULT_DRAW_SECONDS, DEFAULT_LINE_PLIES, DEFAULT_TRAP_MOVES
 from .search import (
     DEFAULT_LAMBDA_ORDERS,
     DEFAULT_MAX_MOVES,
+    DEFAULT_PROPOSER_SHARE,
     DEFAULT_SEARCH_SECONDS,
     DEFAULT_TABLE_BITS,
     MAX_MOVES_BOUND,
+    MAX_PROPOSER_SHARE,
     TABLE_BITS_RANGE,
     Limits,
     Solver,
@@ -106,7 +109,8 @@ def _limits(args: argparse.Namespace, draw: bool = False) -> Limits:
     else:
         seconds = 0.0 if args.nodes else DEFAULT_SEARCH_SECONDS
     return Limits(nodes=args.nodes, seconds=seconds, table_bits=args.table_bits,
-                  lambda_orders=0 if args.full_width else args.orders)
+                  lambda_orders=0 if args.full_width else args.orders, threads=args.threads,
+                  proposer_share=args.proposer_share)
 
 
 def budget_text(limits: Limits) -> str:
@@ -515,6 +519,15 @@ def _search_options(parser: argparse.ArgumentParser, per_search: bool = False) -
                              "moves that threaten an order n-1 win)")
     parser.add_argument("--full-width", action="store_true",
                         help="quiet-move problems: plain full-width search, no λ orders")
+    parser.add_argument("--threads", type=whole_number(1, MAX_THREADS), default=1,
+                        help="cores to use: processes searching together on one shared table "
+                             "(the node budget counts all of them) and threads of a table build "
+                             "(default 1)")
+    parser.add_argument("--proposer-share", type=number_argument(0.0, MAX_PROPOSER_SHARE, float),
+                        default=DEFAULT_PROPOSER_SHARE,
+                        help="quiet-move problems: share of the budget for the alpha-beta mate "
+                             "finder whose mates df-pn tries first (default "
+                             f"{DEFAULT_PROPOSER_SHARE:g}: off)")
     add_tables_option(parser)
     parser.add_argument("--no-tables", action="store_true", help="do not probe tablebases")
 
@@ -567,8 +580,6 @@ def _draw_options(parser: argparse.ArgumentParser) -> None:
                             "fits in memory (its time and memory are said); a draw analysis "
                             "also builds those the drawing line and the traps reach by "
                             "captures, then analyses again")
-    group.add_argument("--threads", type=whole_number(1, 1024), default=1,
-                       help="threads of a table build (default 1)")
     group.add_argument("--trap-moves", type=whole_number(1, 1000), default=DEFAULT_TRAP_MOVES,
                        help="first moves examined for traps, checks and captures first "
                             f"(default {DEFAULT_TRAP_MOVES})")

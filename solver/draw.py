@@ -43,6 +43,7 @@ from xiangqi.quantities import duration_text, memory_text
 from xiangqi.rules import adjudicate, natural_limit, ruleset
 
 from ._dfpn import DISPROVEN, PROVEN, UNKNOWN
+from .budget import Budget
 from .search import Limits, Solver, SolverError
 from .types import DEFAULT_DRAW_BOUND, DrawVerdict, Mode, Verdict
 
@@ -274,8 +275,7 @@ class Prover:
         solver = self.solver(attacker)
         search = solver.search
         search.stopped = 0
-        search.deadline = time.time() + seconds if seconds > 0 else 0.0
-        search.node_limit = search.nodes + nodes if nodes > 0 else 0
+        Budget.fresh(search.nodes, seconds, nodes).apply(search)
         solver.board = board.copy()
         solver.best_upper = solver.best_order = None
         status, length = solver.shortest(solver.board, bound)
@@ -286,8 +286,7 @@ class Prover:
         if status == PROVEN and line and length and not self.interrupted:
             # The line after the budget: following the proof in the table costs little.
             search.stopped = 0
-            search.deadline = time.time() + max(5.0, seconds)
-            search.node_limit = search.nodes + 2_000_000
+            Budget.grace(search.nodes, seconds).apply(search)
             moves = solver.main_line(length, exact=exact)
         return status, length, moves, exact
 
@@ -301,27 +300,19 @@ class Prover:
         self.solvers.clear()
 
 
-class _Budget:
+class _Phases:
     """The analysis's time and node budget, handed out phase by phase."""
 
     def __init__(self, seconds: float, nodes: int, prover: Prover) -> None:
-        self.seconds, self.nodes, self.prover = seconds, nodes, prover
-        self.start = time.time()
+        self.budget = Budget.fresh(prover.nodes, seconds, nodes)
+        self.prover = prover
         self.phases_left = list(_SHARES)
 
     def phase(self, name: str) -> tuple[float, int]:
         """(seconds, nodes) for the phase ``name`` (0: no limit)."""
         share = _SHARES[name] / sum(_SHARES[p] for p in self.phases_left)
         self.phases_left.remove(name)
-        seconds = max(0.05, share * self.seconds_left()) if self.seconds else 0.0
-        nodes = max(1000, int(share * self.nodes_left())) if self.nodes else 0
-        return seconds, nodes
-
-    def seconds_left(self) -> float:
-        return max(0.0, self.seconds - (time.time() - self.start))
-
-    def nodes_left(self) -> int:
-        return max(0, self.nodes - self.prover.nodes)
+        return self.budget.share_of_left(share, self.prover.nodes, 0.05, 1000)
 
 
 def _kind(board: Board, move: Move) -> str:
@@ -419,7 +410,7 @@ def reached_tables(analysis: DrawAnalysis, board: Board, directory: Path | str |
 def _analyse(analysis: DrawAnalysis, board: Board, bound: int, tablebase, prover: Prover,
              rules: str, phase, traps: bool, line: bool, trap_moves: int,
              line_plies: int) -> None:
-    budget = _Budget(prover.limits.seconds, prover.limits.nodes, prover)
+    budget = _Phases(prover.limits.seconds, prover.limits.nodes, prover)
     say = phase or (lambda text: None)
     value = table_value(tablebase, board)
     holder = board.turn
@@ -475,12 +466,10 @@ def _deepening(prover: Prover, side: int, board: Board, bound: int, seconds: flo
                nodes: int, say) -> tuple[str, int | None, list[Move], bool, int]:
     """Whether ``side`` wins within ``bound``, searched at growing bounds within one budget:
     (status at ``bound``, length, line, exact, the largest bound proven to hold: no win)."""
-    deadline = time.time() + seconds if seconds else 0.0
-    node_end = prover.nodes + nodes if nodes else 0
+    budget = Budget.fresh(prover.nodes, seconds, nodes)
     held = 0
     for step in [b for b in _DEEPENING if b < bound] + [bound]:
-        left = max(0.01, deadline - time.time()) if deadline else 0.0
-        nodes_left = max(1, node_end - prover.nodes) if node_end else 0
+        left, nodes_left = budget.divided(1, prover.nodes, 0.01, 1)
         say(f"{COLOR_NAMES[side]} wins within {step}? (of {bound})")
         status, length, moves, exact = prover.wins(side, board, step, left, nodes_left,
                                                    line=True)
@@ -489,7 +478,7 @@ def _deepening(prover: Prover, side: int, board: Board, bound: int, seconds: flo
         if status == UNKNOWN:
             return status, None, [], True, held
         held = step
-        if deadline and time.time() >= deadline or node_end and prover.nodes >= node_end:
+        if budget.spent(prover.nodes):
             break
     return (DISPROVEN, None, [], True, held) if held == bound else (UNKNOWN, None, [], True,
                                                                       held)
@@ -515,8 +504,7 @@ def _find_traps(analysis: DrawAnalysis, board: Board, tablebase, prover: Prover,
                 seconds: float, nodes: int, trap_moves: int, say) -> None:
     holder = board.turn
     candidates = tempting_order(board)[:trap_moves]
-    deadline = time.time() + seconds if seconds else 0.0
-    node_end = prover.nodes + nodes if nodes else 0
+    budget = Budget.fresh(prover.nodes, seconds, nodes)
     unsettled = 0
     for index, move in enumerate(candidates):
         if prover.cancelled():
@@ -536,11 +524,10 @@ def _find_traps(analysis: DrawAnalysis, board: Board, tablebase, prover: Prover,
             continue
         if not after.has_legal_move():
             continue                    # Red mated or stalemated Black: no trap
-        if deadline and time.time() >= deadline or node_end and prover.nodes >= node_end:
+        if budget.spent(prover.nodes):
             unsettled += 1
             continue
-        each_seconds = max(0.02, (deadline - time.time()) / left) if deadline else 0.0
-        each_nodes = max(500, (node_end - prover.nodes) // left) if node_end else 0
+        each_seconds, each_nodes = budget.divided(left, prover.nodes, 0.02, 500)
         say(f"trap {move.iccs()}: {COLOR_NAMES[holder ^ 1]} wins within {bound}?")
         status, length, moves, _ = prover.wins(holder ^ 1, after, bound, each_seconds,
                                                each_nodes, line=True)
@@ -565,8 +552,7 @@ def _drawing_line(root: Board, tablebase, prover: Prover, rules: str, bound: int
     holder = root.turn
     board = root.copy()
     steps: list[LineStep] = []
-    deadline = time.time() + seconds if seconds else 0.0
-    node_end = prover.nodes + nodes if nodes else 0
+    budget = Budget.fresh(prover.nodes, seconds, nodes)
     # Bounded checks of a move cost a full-width disproof each: a smaller bound than the
     # root's keeps the line affordable (the table answers wherever it can).
     check_bound = min(bound, 6)
@@ -594,13 +580,11 @@ def _drawing_line(root: Board, tablebase, prover: Prover, rules: str, bound: int
         if table_value(tablebase, board) is not None:
             chosen = table_choice(board, tablebase, rules, mover == holder)
         else:
-            if deadline and time.time() >= deadline or node_end and prover.nodes >= node_end:
+            if budget.spent(prover.nodes):
                 return DrawLine(steps, "unproven",
                                 f"the time or node budget ran out after {len(steps)} plies")
-            each_seconds = max(0.05, (deadline - time.time()) / min(plies_left, 20)) \
-                if deadline else 0.0
-            each_nodes = max(1000, (node_end - prover.nodes) // min(plies_left, 20)) \
-                if node_end else 0
+            each_seconds, each_nodes = budget.divided(min(plies_left, 20), prover.nodes, 0.05,
+                                                      1000)
             held, losing = first if not steps else ([], [])
             chosen = None
             if held:        # the traps' searches proved this first move holds at the bound
@@ -698,13 +682,11 @@ def search_choice(board: Board, tablebase, prover: Prover, rules: str, bound: in
     candidates = [move for _, move in repeating]
     # The ply's budget goes half to the first candidate, half of the rest to the next ...:
     # the likely moves (repetitions, checks, captures) get the most, and 12 are tried.
-    ply_deadline = time.time() + seconds if seconds else 0.0
-    node_end = prover.nodes + nodes if nodes else 0
+    budget = Budget.fresh(prover.nodes, seconds, nodes)
     for move in candidates[:12]:
-        if ply_deadline and time.time() >= ply_deadline or node_end and prover.nodes >= node_end:
+        if budget.spent(prover.nodes):
             break
-        per_seconds = max(0.02, (ply_deadline - time.time()) / 2) if ply_deadline else 0.0
-        per_nodes = max(500, (node_end - prover.nodes) // 2) if node_end else 0
+        per_seconds, per_nodes = budget.divided(2, prover.nodes, 0.02, 500)
         after = board.copy()
         after.push(move)
         value = table_value(tablebase, after)
@@ -721,7 +703,7 @@ def search_choice(board: Board, tablebase, prover: Prover, rules: str, bound: in
     return None
 
 
-def check_line(board: Board, moves: list[Move], tablebase=None, bound: int = 8,
+def check_drawing_line(board: Board, moves: list[Move], tablebase=None, bound: int = 8,
                seconds_per_move: float = 20.0, limits: Limits | None = None,
                rules: str = "chinese", both_sides: bool = True,
                progress: Callable[[int, int], bool | None] | None = None,
@@ -739,7 +721,7 @@ def check_line(board: Board, moves: list[Move], tablebase=None, bound: int = 8,
     limit or at a table draw reached by a capture; otherwise it ends "line end".
 
     >>> from xiangqi import Move
-    >>> line = check_line(Board("3k5/9/9/9/9/9/9/9/9/4K4 w"),
+    >>> line = check_drawing_line(Board("3k5/9/9/9/9/9/9/9/9/4K4 w"),
     ...                   [Move.from_iccs(m) for m in ("e0f0", "d9d8")], bound=2)
     >>> [step.held for step in line.steps], line.end
     (['no Black win within 2 (search)', 'no Red win within 2 (search)'], 'line end')

@@ -38,7 +38,6 @@ False
 """
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -46,12 +45,13 @@ from typing import Any
 from xiangqi import Board, Move
 
 from ._dfpn import DISPROVEN, PROVEN, UNKNOWN
+from .budget import Budget
 from .search import DEFAULT_MAX_MOVES, MODES, Limits, Solver, SolverError
 from .types import Mode, Verdict
 
 ATTACKER, DEFENDER = "attacker", "defender"
 SLOW_MATE_SLACK = 4           # mode "any": moves beyond the shortest mate still judged
-REFUTATION_SECONDS = 3.0      # the whole search for a wrong try's refuting defence
+TRY_REFUTATION_SECONDS = 3.0      # the whole search for a wrong try's refuting defence
 
 
 def _require_turn(outcome, to_move: str, side: str, other_call: str) -> None:
@@ -258,7 +258,7 @@ class Practice:
 
     # -- the defender -----------------------------------------------------------------------
 
-    def refutation(self, move: Move, seconds: float = REFUTATION_SECONDS) -> Move | None:
+    def refutation(self, move: Move, seconds: float = TRY_REFUTATION_SECONDS) -> Move | None:
         """The defence that refutes ``move``, a try of the attacker to move that loses the
         forced mate: the first reply in ICCS order after which the attacker has no forced
         mate within the moves left (:attr:`max_moves` less the try), proven by the complete
@@ -270,12 +270,12 @@ class Practice:
         self._require(ATTACKER)
         if not self.board.is_legal(move):
             raise PracticeError(f"{move.iccs()} is not a legal move here")
-        deadline = time.time() + seconds
+        budget = Budget.fresh(0, seconds)
         board = self.board
         board.push(move)
         try:
             for reply in self.solver.defences(board):
-                left = deadline - time.time()
+                left = budget.seconds_left()
                 if left <= 0:
                     return None
                 board.push(reply)
@@ -356,8 +356,7 @@ class Practice:
         seconds = self.limits.seconds
         if at_most is not None:
             seconds = min(seconds, at_most) if seconds else at_most
-        search.deadline = time.time() + seconds if seconds else 0
-        search.node_limit = search.nodes + self.limits.nodes if self.limits.nodes else 0
+        Budget.fresh(search.nodes, seconds, self.limits.nodes).apply(search)
 
     def _first_move(self, board: Board, moves: list[Move], remaining: int,
                     wanted: str) -> Move | None:

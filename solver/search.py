@@ -16,8 +16,10 @@ from tablebases import MissingTableError
 from xiangqi import Board, Move
 from xiangqi.rules import adjudicate, ruleset
 
-from ._dfpn import DISPROVEN, FULL, MAX_ORDER, PROVEN, UNKNOWN, Search
+from ._dfpn import DISPROVEN, FULL, MAX_ORDER, MAX_THREADS, PROVEN, UNKNOWN, Search
 from ._mate_ab import MAX_MATE_MOVES, MateFinder
+from .budget import Budget, within
+from .parallel import search_with_helpers
 from .types import MODES, Mode, Verdict
 
 DEFAULT_MAX_MOVES: dict[str, int] = {Mode.CHECKS: 200, Mode.ANY: 20}
@@ -52,6 +54,8 @@ TABLE_BITS_RANGE = (2, 34)
 # df-pn proves cheaply anyway (at 2 M nodes alone it finds 8 of the 41, all among the 18),
 # and its hints saved nodes on one (No. 314: 562,546 -> 543,959 with the finder's 47,640).
 DEFAULT_PROPOSER_SHARE = 0.0
+# The largest share: df-pn, which gives the answer, keeps a tenth of the budget at least.
+MAX_PROPOSER_SHARE = 0.9
 # The proposer's nodes when the solve has no budget to take a share of.
 PROPOSER_UNBUDGETED_NODES = 2_000_000
 
@@ -129,6 +133,9 @@ class Limits:
     # "any" mode: the share of the budget for the alpha-beta mate finder that proposes moves
     # for df-pn to try first (0: none).  Whatever it finds, the answer is df-pn's proof.
     proposer_share: float = DEFAULT_PROPOSER_SHARE
+    # Processes searching the root's queries together on one shared table (solver.parallel);
+    # the node budget counts the nodes of all of them.
+    threads: int = 1
 
     def __post_init__(self) -> None:
         if self.nodes < 0:
@@ -142,8 +149,10 @@ class Limits:
         if not 0 <= self.lambda_orders <= MAX_ORDER:
             raise SolverError(f"lambda orders must be between 0 and {MAX_ORDER}, "
                               f"not {self.lambda_orders}")
-        if not 0 <= self.proposer_share < 1:
-            raise SolverError(f"the proposer's share must be from 0 to below 1, "
+        if not 1 <= self.threads <= MAX_THREADS:
+            raise SolverError(f"threads must be between 1 and {MAX_THREADS}, not {self.threads}")
+        if not 0 <= self.proposer_share <= MAX_PROPOSER_SHARE:
+            raise SolverError(f"the proposer's share must be from 0 to {MAX_PROPOSER_SHARE}, "
                               f"not {self.proposer_share}")
 
 
@@ -218,7 +227,7 @@ class Solver:
         self.board = board.copy()
         self.mode = mode
         self.limits = limits or Limits()
-        self.search = Search(self.limits.table_bits)
+        self.search = Search(self.limits.table_bits, shared=self.limits.threads > 1)
         self.search.checks_only = 1 if mode == Mode.CHECKS else 0
         self.search.perpetual_check_rule = 1 if self.limits.perpetual_check_rule else 0
         if self.limits.repetition_rules is not None:
@@ -246,10 +255,8 @@ class Solver:
         self.proposed_length: int | None = None  # the mate it proposed (not a proof)
         self.proposer_nodes = 0
         self.start = time.time()
-        if self.limits.seconds:
-            self.search.deadline = self.start + self.limits.seconds
-        if self.limits.nodes:
-            self.search.node_limit = self.limits.nodes
+        Budget(self.start + self.limits.seconds if self.limits.seconds else 0.0,
+               self.limits.nodes).apply(self.search)
         if progress is not None:
             self.search.progress = progress
             self.search.progress_every = self.limits.progress_nodes
@@ -386,14 +393,10 @@ class Solver:
         finder.max_order = max(1, self.limits.lambda_orders)
         if self.search.stopped:
             return                      # cancelled before it started
-        node_limit = PROPOSER_UNBUDGETED_NODES
-        if self.search.node_limit:
-            node_limit = max(1, int(share * (self.search.node_limit - self.search.nodes)))
-        seconds = 0.0
-        if self.search.deadline:
-            seconds = max(1e-3, share * (self.search.deadline - time.time()))
-        if self.search.deadline and not self.search.node_limit:
-            node_limit = 0              # the time share alone bounds it
+        budget = Budget.of(self.search)
+        seconds, node_limit = budget.share_of_left(share, self.search.nodes, 1e-3, 1)
+        if not budget.node_limit and not budget.deadline:
+            node_limit = PROPOSER_UNBUDGETED_NODES
         self.proposed_length = finder.find(board, min(upper, MAX_MATE_MOVES), node_limit,
                                            seconds)
         self.proposer_nodes = finder.nodes
@@ -430,13 +433,13 @@ class Solver:
     def nodes_left(self) -> float | None:
         """The nodes the budget still allows (a time limit converted at the rate so far), or
         None if there is no limit."""
+        budget = Budget.of(self.search)
         lefts: list[float] = []
-        if self.search.node_limit:
-            lefts.append(max(0, self.search.node_limit - self.search.nodes))
-        if self.search.deadline:
-            now = time.time()
-            rate = self.search.nodes / max(now - self.start, 1e-3)
-            lefts.append(max(0.0, self.search.deadline - now) * rate)
+        if budget.node_limit:
+            lefts.append(budget.nodes_left(self.search.nodes))
+        if budget.deadline:
+            rate = self.search.nodes / max(time.time() - self.start, 1e-3)
+            lefts.append(budget.seconds_left() * rate)
         return min(lefts) if lefts else None
 
     def full_width_estimate(self, bound: int) -> float | None:
@@ -486,26 +489,14 @@ class Solver:
                 share: float) -> tuple[str, int | None]:
         """:meth:`value_at` within ``share`` of the time and nodes left.  A slice that runs
         out gives UNKNOWN and leaves the solver running (the budget is not spent)."""
-        deadline, node_limit = self.search.deadline, self.search.node_limit
-        slice_deadline, slice_nodes = deadline, node_limit
-        if share < 1.0:
-            now = time.time()
-            if deadline:
-                slice_deadline = now + share * max(0.0, deadline - now)
-            if node_limit:
-                left = max(0, node_limit - self.search.nodes)
-                slice_nodes = self.search.nodes + int(share * left)
-        self.search.deadline, self.search.node_limit = slice_deadline, slice_nodes
-        try:
-            status, length = self.value_at(board, remaining, order)
-        finally:
-            self.search.deadline, self.search.node_limit = deadline, node_limit
+        budget = Budget.of(self.search)
+        part = budget.slice(share, self.search.nodes) if share < 1.0 else budget
+        with within(self.search, part):
+            status, length = search_with_helpers(
+                self.search, self.limits.threads,
+                lambda: self.value_at(board, remaining, order))
         if status == UNKNOWN and share < 1.0 and self.search.stopped:
-            sliced_out = (slice_deadline and time.time() >= slice_deadline) or (
-                slice_nodes and self.search.nodes >= slice_nodes)
-            budget_spent = (deadline and time.time() >= deadline) or (
-                node_limit and self.search.nodes >= node_limit)
-            if sliced_out and not budget_spent:
+            if part.spent(self.search.nodes) and not budget.spent(self.search.nodes):
                 self.search.stopped = 0
         return status, length
 
@@ -673,16 +664,12 @@ class Solver:
 
         return build(self.board.copy(), None, length)
 
-    def reserve_for_line(self) -> tuple[float, int]:
-        """Shorten the budgets so that part of them is left for the main line; returns the
-        full ones to restore."""
-        deadline, node_limit = self.search.deadline, self.search.node_limit
-        if deadline:
-            self.search.deadline = deadline - LINE_RESERVE * (deadline - time.time())
-        if node_limit:
-            left = node_limit - self.search.nodes
-            self.search.node_limit = node_limit - int(LINE_RESERVE * left)
-        return deadline, node_limit
+    def reserve_for_line(self) -> Budget:
+        """Shorten the budget so that part of it is left for the main line; returns the full
+        one, to apply again for the line."""
+        full = Budget.of(self.search)
+        full.reserve(LINE_RESERVE, self.search.nodes).apply(self.search)
+        return full
 
     def run(self, max_moves: int, tree: bool = False) -> SolveResult:
         """Solve this solver's position within ``max_moves`` attacker moves (see :func:`solve`).
@@ -694,7 +681,7 @@ class Solver:
         if not self.board.has_legal_move():
             raise SolverError("the side to move has no legal move: the game is already over")
         start = time.perf_counter()
-        deadline, node_limit = self.reserve_for_line()
+        full_budget = self.reserve_for_line()
         status, length = self.shortest(self.board, max_moves)
         cancelled = bool(self.search.stopped) and not self.limit_reached()
         exact = self.exact
@@ -704,7 +691,7 @@ class Solver:
         solution_tree = None
         if status == PROVEN:
             assert length is not None
-            self.search.deadline, self.search.node_limit = deadline, node_limit
+            full_budget.apply(self.search)
             line = self.line_within_reserve(length, exact, cancelled)
             if tree and exact:
                 solution_tree = self.tree(length)
@@ -724,8 +711,7 @@ class Solver:
 
     def limit_reached(self) -> bool:
         """Did the search stop at a budget (rather than by :meth:`cancel`)?"""
-        return bool(self.search.deadline and time.time() >= self.search.deadline) or bool(
-            self.search.node_limit and self.search.nodes >= self.search.node_limit)
+        return Budget.of(self.search).spent(self.search.nodes)
 
     def line_within_reserve(self, length: int, exact: bool, cancelled: bool) -> list[Move]:
         """The main line of a proven mate.  Its proof is in the table, so the line costs
@@ -742,21 +728,18 @@ class Solver:
                 self._follow_stored_proof = False
             if self.line_complete(line):
                 return line
-        deadline, node_limit, progress = (self.search.deadline, self.search.node_limit,
-                                          self.search.progress)
-        # Following a proof that is in the table costs next to nothing; re-proving evicted
-        # parts costs about what proving them did: capped at twice the nodes so far and at
-        # the time budget again (5 s at least).
+        progress = self.search.progress
+        # Re-proving evicted parts costs about what proving them did: capped at twice the
+        # nodes so far and at the time budget again.
+        grace = Budget.grace(self.search.nodes, self.limits.seconds, 2 * self.search.nodes)
         self.search.progress = None
-        self.search.deadline = time.time() + max(5.0, self.limits.seconds)
-        self.search.node_limit = self.search.nodes + max(2 * self.search.nodes, 2_000_000)
         self.search.stopped = 0
         self._follow_stored_proof = True
         try:
-            return self.main_line(length, exact=False)
+            with within(self.search, grace):
+                return self.main_line(length, exact=False)
         finally:
             self._follow_stored_proof = False
-            self.search.deadline, self.search.node_limit = deadline, node_limit
             self.search.progress = progress
 
     def line_complete(self, line: list[Move]) -> bool:

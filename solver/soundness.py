@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from .draw import DrawAnalysis
 
 # A verify whose mate search has no budget gives its refutation this many seconds.
-REFUTATION_SECONDS = 30.0
+REFUTATION_CAP_SECONDS = 30.0
 
 _VERDICTS = {PROVEN: Verdict.MATE, DISPROVEN: Verdict.NO_MATE}   # else Verdict.UNKNOWN
 
@@ -115,7 +115,7 @@ def verify(board: Board, stipulation: str = Stipulation.WIN, moves: int | None =
     ``phase``, ``traps``, ``line``, ``trap_moves``, ``line_plies``).
 
     When no mate is proven (and the user did not cancel), ``refutation`` runs
-    :func:`solver.refute.refute` within the same budget again (:data:`REFUTATION_SECONDS`
+    :func:`solver.refute.refute` within the same budget again (:data:`REFUTATION_CAP_SECONDS`
     when the budget is unlimited): a problem whose side to move is mated whatever it plays
     says so, with the longest resistance and the mate against it."""
     if stipulation not in STIPULATIONS:
@@ -128,14 +128,14 @@ def verify(board: Board, stipulation: str = Stipulation.WIN, moves: int | None =
     mode = mode_of(stipulation)
     solver = Solver(board, mode, limits, tablebase, progress)
     search_bound = moves or DEFAULT_MAX_MOVES[mode]
-    deadline, node_limit = solver.reserve_for_line()
+    full_budget = solver.reserve_for_line()
     status, length = solver.shortest(solver.board, search_bound)
     cancelled = bool(solver.search.stopped) and not solver.limit_reached()
-    solver.search.deadline, solver.search.node_limit = deadline, node_limit
+    full_budget.apply(solver.search)
     report = SoundnessReport(Stipulation(stipulation), _VERDICTS.get(status, Verdict.UNKNOWN),
                              length, moves or (length or search_bound))
     if line is not None:
-        report.intended = check_line(solver, board, line, length)
+        report.intended = check_recorded_line(solver, board, line, length)
     if status != PROVEN or length is None:
         report.exact = solver.exact     # a proven "no mate within N" is; an unknown is not
         if status != DISPROVEN:
@@ -185,7 +185,7 @@ def _refutation_limits(limits: Limits | None) -> Limits:
     limits = limits or Limits()
     if limits.seconds or limits.nodes:
         return limits
-    return replace(limits, seconds=REFUTATION_SECONDS)
+    return replace(limits, seconds=REFUTATION_CAP_SECONDS)
 
 
 def _single_refutation(solver: Solver, after: Board, remaining: int) -> Move | None:
@@ -225,7 +225,7 @@ def _duals(solver: Solver, main_line: list[Move], length: int) -> list[Dual]:
     return duals
 
 
-def check_line(solver: Solver, board: Board, line: str | list[str],
+def check_recorded_line(solver: Solver, board: Board, line: str | list[str],
                forced_length: int | None) -> LineCheck:
     """Is the recorded line legal, forced and minimal?"""
     try:

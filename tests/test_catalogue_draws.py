@@ -105,8 +105,8 @@ def test_an_imported_draw_record_is_analysed(shipped, tmp_path):
 
 def test_qixing_carries_its_traditional_line_checked_move_by_move():
     # 七星聚会: the traditional main line (benchmarks/data/qixing_juhui_main_line.txt), each
-    # move checked by solver.draw.check_line; the file says per ply what showed it holds.
-    from solver.draw import check_line
+    # move checked by solver.draw.check_drawing_line; the file says per ply what showed it holds.
+    from solver.draw import check_drawing_line
 
     row = load_draw_analyses()[("江湖四大名局", 1)]
     moves = [Move.from_iccs(text) for text in row["line"].split()]
@@ -117,6 +117,6 @@ def test_qixing_carries_its_traditional_line_checked_move_by_move():
         assert check.startswith(f"no {side} win within "), (ply + 1, check)
     # The first plies, checked again here at a small bound, hold as the file says.
     fen = next(r["fen"] for r in load_great_four() if r["number"] == 1)
-    again = check_line(Board(fen), moves[:4], bound=2, seconds_per_move=10)
+    again = check_drawing_line(Board(fen), moves[:4], bound=2, seconds_per_move=10)
     assert [step.held for step in again.steps] == [
         "no Black win within 2 (search)", "no Red win within 2 (search)"] * 2

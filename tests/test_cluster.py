@@ -164,8 +164,9 @@ def test_ten_compositions_verified_on_the_cluster_get_the_serial_verdicts(client
     """Nos. 1-10 of 《适情雅趣》 at 20,000 nodes a search (a node budget: the verdicts do not
     depend on the load): serially in this process, then one task each on the cluster; the
     same verdicts, lengths and lines, and the catalogue written once at the end."""
-    from puzzles.catalogue import VerifyBudget, compositions_to_verify, open_catalogue
+    from puzzles.catalogue import compositions_to_verify, open_catalogue
     from puzzles.cluster import verify_on_cluster
+    from puzzles.verification import VerifySettings
 
     db_path = tmp_path / "catalogue.sqlite"
     argv = ["catalogue", "verify", "--collection", "适情雅趣", "--numbers", "1-10",
@@ -179,7 +180,7 @@ def test_ten_compositions_verified_on_the_cluster_get_the_serial_verdicts(client
     compositions = compositions_to_verify(db, "适情雅趣", list(range(1, 11)))
     stored = {c["number"]: (c["verdict"], c["moves"]) for c in compositions}
     assert stored == {r["number"]: (r["verdict"], r["moves"]) for r in serial["compositions"]}
-    budget = VerifyBudget(seconds=0, nodes=20000)
+    budget = VerifySettings.uniform(seconds=0, nodes=20000)
     arrived: list[int] = []
     results = verify_on_cluster(client, compositions, budget, lambda i, r: arrived.append(i))
     assert sorted(arrived) == list(range(10))
@@ -194,7 +195,7 @@ def test_catalogue_verify_on_a_cluster_writes_nothing_if_a_task_fails(client, tm
                                                                       monkeypatch, capsys):
     """A verification on a cluster whose task for one composition fails (No. 3's raises)
     reports the error and leaves every verdict as it was: nothing is written before the end."""
-    from puzzles import catalogue, cluster
+    from puzzles import cluster, verification
     from puzzles.catalogue import open_catalogue
 
     db_path = tmp_path / "catalogue.sqlite"
@@ -205,7 +206,7 @@ def test_catalogue_verify_on_a_cluster_writes_nothing_if_a_task_fails(client, tm
     def failing(fen, stipulation, budget):
         if fen == before_fens[3]:
             raise RuntimeError("a search that fails")
-        return catalogue.verify_composition(fen, stipulation, budget)
+        return verification.verify_composition(fen, stipulation, budget)
 
     before_fens = {n: f for n, f in db.execute("SELECT number, fen FROM compositions "
                                                "WHERE number <= 3")}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from solver import Limits
-from solver.draw import Trap, check_line
+from solver.draw import Trap, check_drawing_line
 from solver.practice import DrawPractice, PracticeError
 from tablebases import open_tablebase
 from tablebases.build import build
@@ -109,7 +109,8 @@ def test_a_bounded_search_judges_moves_no_table_covers():
     reply = practice.resist()
     assert practice.defence_source == "search within 3" and practice.board.peek() == reply
     # The resistance keeps Black's draw: Red has no forced win within 3 after it.
-    assert check_line(before, [reply], bound=3).steps[0].held == "no Red win within 3 (search)"
+    checked = check_drawing_line(before, [reply], bound=3)
+    assert checked.steps[0].held == "no Red win within 3 (search)"
 
 
 def test_the_natural_limit_ends_the_practice_in_a_draw(knkb):
@@ -131,17 +132,17 @@ def test_a_losing_start_and_bad_requests_are_refused(knkb):
         DrawPractice(Board(NO_550), bound=0)
 
 
-def test_check_line_reports_what_checked_each_move(knkb):
-    line = check_line(Board(NO_550), moves(LINE_550[:4]), knkb, bound=4)
+def test_check_drawing_line_reports_what_checked_each_move(knkb):
+    line = check_drawing_line(Board(NO_550), moves(LINE_550[:4]), knkb, bound=4)
     assert [step.held for step in line.steps] == ["table KNKB: draw"] * 4
     assert line.end == "line end"
     # The line stops before the first move refuted; its end names it and the win.
-    searched = check_line(Board(ROOKS), moves("i0i5 a1b1"), bound=3, seconds_per_move=5)
+    searched = check_drawing_line(Board(ROOKS), moves("i0i5 a1b1"), bound=3, seconds_per_move=5)
     assert [step.held for step in searched.steps] == ["no Black win within 3 (search)"]
     assert (searched.end, searched.detail) == (
         "refuted", "ply 2, a1b1: Red wins: mate in 1 (search)")
     with pytest.raises(ValueError, match="ply 1 of the line: a2a3 is not legal"):
-        check_line(Board(NO_550), moves("a2a3"))
+        check_drawing_line(Board(NO_550), moves("a2a3"))
 
 
 def test_a_capture_into_a_table_draw_ends_the_practice(knkb):

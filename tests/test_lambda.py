@@ -7,7 +7,7 @@ import pytest
 from solver import Limits, solve
 from solver._dfpn import DISPROVEN, FULL, PROVEN
 from solver.search import Solver
-from solver.soundness import check_line, verify
+from solver.soundness import check_recorded_line, verify
 from tablebases import open_tablebase
 from xiangqi import Board, Move
 
@@ -215,7 +215,8 @@ def test_unforced_recorded_line_names_the_escaping_defence():
     after = replay(board, [failing])
     reply = sorted(after.legal_moves, key=Move.iccs)[0]
     attacker_next = sorted(replay(after, [reply]).legal_moves, key=Move.iccs)[0]
-    check = check_line(solver, board, [m.iccs() for m in (failing, reply, attacker_next)], 4)
+    check = check_recorded_line(solver, board,
+                                [m.iccs() for m in (failing, reply, attacker_next)], 4)
     assert not check.forced
     assert re.match(r"at ply 2 Black's \S+ escapes: no continuous-check mate follows within "
                     r"the 1 move the line has left", check.problem), check.problem

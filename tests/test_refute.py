@@ -107,9 +107,10 @@ def test_problem_refute_command(capsys):
 
 
 def test_catalogue_verify_records_a_refutation_with_its_line():
-    from puzzles.catalogue import VerifyBudget, replay_fault, verify_composition
+    from puzzles.catalogue import replay_fault
+    from puzzles.verification import VerifySettings, verify_composition
 
-    result = verify_composition(NO_267, "win", VerifyBudget(seconds=30))
+    result = verify_composition(NO_267, "win", VerifySettings.uniform(seconds=30))
     assert (result["stipulation"], result["verdict"], result["moves"]) == ("win", "refuted", 8)
     assert result["main_line"].split() == NO_267_REFUTATION
     assert result["main_line_zh"].startswith("兵五进一 将4退1")
@@ -133,21 +134,22 @@ ROOK_TAKEN = "2b1k4/4a4/4R4/9/9/9/9/9/9/3K5 b"
 def test_catalogue_verify_takes_the_word_of_the_positions_own_table(krkab_tables):
     """A position its table covers: a loss is refuted at the table's length (the bound follows
     the table), a draw is recorded as a draw as set, whatever the budget."""
-    from puzzles.catalogue import TABLE_DRAW, VerifyBudget, replay_fault, verify_composition
+    from puzzles.catalogue import replay_fault
+    from puzzles.verification import TABLE_DRAW, VerifySettings, verify_composition
 
     oracle_dir, _ = krkab_tables
     after = replay(KRKAB_LONGEST, [])
     with open_tablebase(oracle_dir) as oracle:
         after.push(oracle.ranked_moves(after)[0].move)      # Black to move, lost in 14 plies
         assert oracle.probe_dtm(Board(ROOK_TAKEN)) == 0
-    lost = verify_composition(after.fen(), "win", VerifyBudget(seconds=10,
-                                                               tables=str(oracle_dir)))
+    lost = verify_composition(after.fen(), "win", VerifySettings.uniform(
+        seconds=10, tables=str(oracle_dir)))
     assert (lost["stipulation"], lost["verdict"], lost["moves"]) == ("win", "refuted", 7)
     assert replay_fault(after, replay_moves(lost["main_line"].split()), checks=False,
                         refutation=True) is None
-    drawn = verify_composition(ROOK_TAKEN, "win", VerifyBudget(seconds=10,
-                                                               tables=str(oracle_dir)))
+    drawn = verify_composition(ROOK_TAKEN, "win", VerifySettings.uniform(
+        seconds=10, tables=str(oracle_dir)))
     assert (drawn["verdict"], drawn["moves"], drawn["main_line"]) == (TABLE_DRAW, None, "")
     # Without the table the search can only bound it.
-    assert verify_composition(ROOK_TAKEN, "win", VerifyBudget(nodes=20_000))["verdict"] != \
-        TABLE_DRAW
+    bounded = verify_composition(ROOK_TAKEN, "win", VerifySettings.uniform(nodes=20_000))
+    assert bounded["verdict"] != TABLE_DRAW

@@ -26,7 +26,6 @@ from textual.widgets.select import NoSelection
 from textual.worker import Worker, WorkerState
 
 from puzzles.catalogue import (
-    TABLE_DRAW,
     CatalogueError,
     Entry,
     Page,
@@ -44,6 +43,7 @@ from puzzles.catalogue import (
     table_words,
 )
 from puzzles.sheet import heading
+from puzzles.verification import TABLE_DRAW
 from xiangqi import BLACK, Board, Move
 from xiangqi.notation import write_move
 from xiangqi.output import MissingExtraError
