@@ -384,7 +384,7 @@ def cmd_schema(args: argparse.Namespace) -> int:
     from .schema import datasette_metadata, schema, schema_text
 
     if args.datasette:
-        _emit(datasette_metadata(args.db if args.db is not None else default_database()))
+        _emit(datasette_metadata(args.db))
         return 0
     tables = schema(open_catalogue(args.db))
     if args.json:
@@ -465,7 +465,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     print(f"verified {written} compositions in {elapsed:.0f} s: "
           + ", ".join(f"{n} {verdict}" for verdict, n in counts.items())
           + f"; {changed} verdicts changed; written in one transaction to "
-          f"{args.db if args.db is not None else default_database()}")
+          f"{args.db}")
     return 0
 
 
@@ -478,8 +478,7 @@ def _handled(command: CommandHandler) -> CommandHandler:
         except CatalogueError as error:
             return _fail(args, str(error))
         except sqlite3.Error as error:          # a file that breaks after it was opened
-            where = args.db if args.db is not None else default_database()
-            return _fail(args, str(database_error(str(where), error)))
+            return _fail(args, str(database_error(str(args.db), error)))
     return run
 
 
@@ -487,10 +486,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     catalogue = subparsers.add_parser("catalogue", help="kill patterns and compositions (SQLite)")
     commands = catalogue.add_subparsers(dest="catalogue_command", metavar="ACTION", required=True)
 
+    # Resolved once, for every action's default and help: the commands read args.db alone.
+    database = default_database()
+
     def common(parser: argparse.ArgumentParser,
                handler: CommandHandler) -> argparse.ArgumentParser:
-        parser.add_argument("--db", type=Path, default=None,
-                            help=f"catalogue file (default {default_database()}; "
+        parser.add_argument("--db", type=Path, default=database,
+                            help=f"catalogue file (default {database}; "
                                  "or set XQSTUDIO_CATALOGUE)")
         parser.add_argument("--json", action="store_true",
                             help="one JSON document on stdout (shapes: see puzzles/cli.py)")

@@ -408,11 +408,12 @@ def table_directory(text: str) -> Path:
     return path
 
 
-def add_tables_option(parser: argparse.ArgumentParser,
-                      default: Path | None = None) -> argparse.ArgumentParser:
-    """``--tables DIR`` (and its old spelling ``--dir``, not listed in the help)."""
+def add_tables_option(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """``--tables DIR`` (and its old spelling ``--dir``, not listed in the help).  Its default
+    is resolved here, once, when the parser is built: every command then reads the directory
+    from ``args.tables`` alone, whichever package it is in."""
     where = default_directory()
-    parser.add_argument("--tables", type=table_directory, default=default, metavar="DIR",
+    parser.add_argument("--tables", type=table_directory, default=where, metavar="DIR",
                         help=f"table directory (default {where}; or set XQSTUDIO_TABLES)")
     parser.add_argument("--dir", dest="tables", type=table_directory, help=argparse.SUPPRESS)
     return parser
@@ -434,7 +435,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     def common(parser: argparse.ArgumentParser,
                handler: Callable[[argparse.Namespace], int]) -> argparse.ArgumentParser:
-        add_tables_option(parser, default_directory())
+        add_tables_option(parser)
         add_json_option(parser)
         parser.set_defaults(handler=handler, rules=None)
         return parser

@@ -16,7 +16,7 @@ from solver.search import DEFAULT_SEARCH_SECONDS, Solver
 from solver.soundness import verify
 from tablebases import CorruptTableError, MissingTableError, TablebaseError, open_tablebase
 from tablebases.build import build
-from tui.web import TablebaseService
+from tui.frontends.web import TablebaseService
 from tui.widgets.solver_panel import SolverPanel
 from xiangqi import STARTING_FEN, Board
 
@@ -251,7 +251,7 @@ def test_the_web_api_answers_json_for_any_path_and_method(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         from starlette.testclient import TestClient
-    from tui.web import create_app
+    from tui.frontends.web import create_app
 
     build("KRK", tmp_path, log=lambda line: None)
     service = TablebaseService(tmp_path)

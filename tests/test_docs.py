@@ -18,7 +18,7 @@ from engine_session import EngineSession
 from tablebases import open_tablebase
 from tablebases.build import build
 from tui.cli_reference import reference
-from tui.web import position_document
+from tui.frontends.web import position_document
 from xiangqi import Board
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -17,7 +17,7 @@ from engine_session import EngineSession
 
 from tablebases import open_tablebase
 from tablebases.build import build
-from tui.engine import UCI, Engine, GoRequest, parse_go
+from tui.frontends.engine import UCI, Engine, GoRequest, parse_go
 from xiangqi import Board
 
 VARIANT = "xiangqi"

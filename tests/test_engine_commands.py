@@ -12,7 +12,7 @@ import pytest
 from engine_session import EngineSession
 
 from tablebases.build import build
-from tui.engine import UCI
+from tui.frontends.engine import UCI
 from xiangqi import Board
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -21,8 +21,8 @@ import pytest
 from tablebases import open_tablebase
 from tablebases.build import build
 from tablebases.format import TableFile
-from tui import web
 from tui.cli import main
+from tui.frontends import web
 from xiangqi import Board
 from xiangqi.notation import write_move
 

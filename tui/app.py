@@ -16,20 +16,23 @@ analyse mode; the FEN dialog; the help screen (``?``/F1).
 
 Adding a mode (as ``catalogue`` was added):
 
-1. write a :class:`textual.screen.Screen` subclass that takes no arguments;
-2. list it in :attr:`XQStudioApp.MODES` (``"catalogue": CatalogueScreen``);
+1. write a :class:`textual.screen.Screen` subclass that takes the studio's
+   :class:`tui.settings.Settings` (its only way to the table directory, the catalogue ...);
+2. add it in :meth:`XQStudioApp.__init__`
+   (``self.add_mode("catalogue", lambda: CatalogueScreen(self.settings))``);
 3. give it a way in: a binding in :attr:`XQStudioApp.BINDINGS` such as
    ``Binding("f5", "switch_mode('library')", "Library")`` and/or a
    :class:`tui.commands.StudioCommand` appended to ``STUDIO_COMMANDS``;
 4. add its screen class to :attr:`XQStudioApp.HELP_SECTIONS` so its keys are in the help;
-5. to show a position from it, call :meth:`XQStudioApp.open_in_analyse`.
+5. to show a position from it, post a message that the app handles with
+   :meth:`XQStudioApp.open_in_analyse`, as :class:`CatalogueScreen.OpenInAnalyse` does
+   (screens do not import the app: it imports them).
 """
 from __future__ import annotations
 
-from pathlib import Path
 from typing import ClassVar
 
-from textual import events
+from textual import events, on
 from textual.actions import parse as parse_action
 from textual.app import App
 from textual.binding import Binding, BindingType
@@ -40,7 +43,6 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.worker import WorkerFailed
 
-from tablebases.paths import default_directory
 from xiangqi import Board
 
 from .commands import StudioCommands
@@ -52,6 +54,7 @@ from .screens.help import HelpScreen, HelpSection
 from .screens.practice import PracticeScreen
 from .screens.setup import SetupScreen
 from .screens.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmallScreen
+from .settings import Settings
 from .wide_text import keep_wide_characters_whole
 from .widgets.board import BoardView
 from .widgets.solver_panel import SolverPanel
@@ -95,9 +98,6 @@ class XQStudioApp(App[None]):
         Binding("f4", "practise_position", "Practise this position", show=False),
     ]
 
-    MODES: ClassVar[dict] = {CATALOGUE_MODE: CatalogueScreen}
-    """Modes whose screen takes no arguments; ``analyse`` is added in ``__init__``."""
-
     HELP_SECTIONS: ClassVar[list[tuple[str, type[DOMNode]]]] = [
         ("Board", BoardView),
         ("Catalogue", CatalogueScreen),
@@ -138,21 +138,22 @@ class XQStudioApp(App[None]):
         super()._handle_exception(error)
 
     def __init__(self, fen: str | None = None, start_mode: str | None = None,
-                 tables: Path | str | None = None) -> None:
+                 settings: Settings | None = None) -> None:
         """``fen``: the position analyse mode starts from (default: the start position);
         raises :class:`xiangqi.FenError` before anything is drawn if it is not legal.
         ``start_mode``: the mode shown first; by default analyse when a FEN is given, the
-        catalogue otherwise.  ``tables``: the table directory that the table panel, the
-        solver and draw practice use (default ``$XQSTUDIO_TABLES`` or the studio's own)."""
+        catalogue otherwise.  ``settings``: the table directory, the catalogue and the
+        diagrams' directory that every screen uses (default: from the environment)."""
         super().__init__()
-        self.tables_directory = Path(tables) if tables is not None else default_directory()
+        self.settings = settings or Settings.resolve()
         self.start_board = Board() if fen is None else Board(fen)
         self.start_mode = start_mode or (CATALOGUE_MODE if fen is None else ANALYSE_MODE)
         self.analyse_screen: AnalyseScreen | None = None
+        self.add_mode(CATALOGUE_MODE, lambda: CatalogueScreen(self.settings))
         self.add_mode(ANALYSE_MODE, self._new_analyse_screen)
 
     def _new_analyse_screen(self) -> AnalyseScreen:
-        self.analyse_screen = AnalyseScreen(self.start_board)
+        self.analyse_screen = AnalyseScreen(self.start_board, self.settings)
         return self.analyse_screen
 
     def on_mount(self) -> None:
@@ -193,6 +194,10 @@ class XQStudioApp(App[None]):
         catalogue entry's, which sets the solver panel's mode: a draw study opens in 和)."""
         self._show_analyse().load_position(board, stipulation)
 
+    @on(CatalogueScreen.OpenInAnalyse)
+    def _open_catalogue_entry(self, message: CatalogueScreen.OpenInAnalyse) -> None:
+        self.open_in_analyse(message.board, message.stipulation)
+
     def switch_mode(self, mode: str):
         """Switch to ``mode``; leaving analyse mode cancels its solver's search (a search the
         user cannot see would go on using the CPU; the panel says why it stopped)."""
@@ -218,8 +223,8 @@ class XQStudioApp(App[None]):
             panel = screen.query_one("#solver-panel", SolverPanel)
             drawing = panel.mode == "draw"
             panel.leave("practice")
-            self.push_screen(DrawPracticeScreen(screen.board) if drawing
-                             else PracticeScreen(screen.board))
+            self.push_screen(DrawPracticeScreen(screen.board, self.settings) if drawing
+                             else PracticeScreen(screen.board, self.settings))
         else:
             self.bell()
 

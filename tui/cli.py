@@ -11,8 +11,10 @@ input is bad; 2 usage; 130 interrupted.  The old spellings (``perft``, ``moves``
 ``fen check``, ``solve``, ``verify``, ``tb ... --dir``) still work and are not listed in the
 help.
 
-``engine`` (``engine.py``: UCI/UCCI for GUIs) and ``tb serve`` (``web.py``: the tables over
-HTTP) are front ends for other programs and take no ``--json``.
+``engine`` (``frontends/engine.py``: UCI/UCCI for GUIs) and ``tb serve``
+(``frontends/web.py``: the tables over HTTP) are front ends for other programs and take no
+``--json``.  They and the studio are handed a :class:`tui.settings.Settings` made from their
+arguments.
 
 ``xqstudio`` alone starts the studio when standard output is a terminal and prints the help
 otherwise (so scripts and CI never wait on a full-screen app); ``xqstudio studio [--fen FEN]``
@@ -33,7 +35,8 @@ from xiangqi import FenError
 from xiangqi import cli as xiangqi_cli
 from xiangqi.cli import fail
 
-from . import engine, web
+from .frontends import engine, web
+from .settings import Settings
 
 # Packages that contribute subcommands, lowest layer first.
 COMMAND_MODULES = [xiangqi_cli, tablebases_cli, solver_cli, puzzles_cli]
@@ -87,7 +90,7 @@ def run_studio(args: argparse.Namespace) -> int:
     # Imported here: the other subcommands start faster without loading Textual.
     from .app import XQStudioApp
     try:
-        app = XQStudioApp(getattr(args, "fen", None), tables=getattr(args, "tables", None))
+        app = XQStudioApp(getattr(args, "fen", None), settings=Settings.from_arguments(args))
     except FenError as error:
         print(f"error: invalid FEN: {error}", file=sys.stderr)
         return 1

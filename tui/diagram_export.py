@@ -1,17 +1,12 @@
 """Diagrams from the studio: the position shown (or a catalogue entry) written as an SVG
-file, in ``$XQSTUDIO_DIAGRAMS`` or else the current directory, under a name not yet taken
+file, in the settings' diagram directory (``$XQSTUDIO_DIAGRAMS`` or else the current
+directory: :class:`tui.settings.Settings`), under a name not yet taken
 (``xqstudio-diagram.svg``, ``xqstudio-diagram-2.svg``, ...)."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from xiangqi import Board, svg
-
-
-def diagram_directory() -> Path:
-    configured = os.environ.get("XQSTUDIO_DIAGRAMS")
-    return Path(configured).expanduser() if configured else Path.cwd()
 
 
 def free_path(stem: str, directory: Path, suffix: str = ".svg") -> Path:
@@ -23,11 +18,11 @@ def free_path(stem: str, directory: Path, suffix: str = ".svg") -> Path:
     return path
 
 
-def export_diagram(board: Board, stem: str, *, title: str | None = None,
+def export_diagram(board: Board, stem: str, directory: Path, *, title: str | None = None,
                    flipped: bool = False) -> Path:
-    """Write the diagram of ``board``; returns the file's absolute path.  Raises
+    """Write the diagram of ``board`` in ``directory``; returns the file's absolute path.  Raises
     :class:`xiangqi.output.MissingExtraError` without the ``diagrams`` extra, ``OSError``
     when the directory cannot be written."""
-    path = free_path(stem, diagram_directory()).resolve()
+    path = free_path(stem, directory).resolve()
     svg.save(path, board, title=title, flipped=flipped)
     return path

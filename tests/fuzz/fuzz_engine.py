@@ -1,7 +1,7 @@
 """Seeded fuzzing of ``xqstudio engine`` (issue 36): random command sequences, valid and
-malformed, many of them sent while a search runs, driven through :class:`tui.engine.Engine`
-in process (its command loop, its input thread and its search threads, as the command line
-runs them, with a queue for the GUI's pipe).
+malformed, many of them sent while a search runs, driven through
+:class:`tui.frontends.engine.Engine` in process (its command loop, its input thread and its
+search threads, as the command line runs them, with a queue for the GUI's pipe).
 
 The checks, for every session:
 
@@ -37,7 +37,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from tui.engine import QUIT_WAIT, UCCI, UCI, Dialect, Engine
+from tui.frontends.engine import QUIT_WAIT, UCCI, UCI, Dialect, Engine
+from tui.settings import Settings
 from xiangqi import Board
 
 QUIT_LIMIT = 0.5          # seconds from quit to the end of Engine.run
@@ -255,7 +256,8 @@ def run_session(rng: random.Random, length: int, stats: Stats) -> None:
     protocol = rng.choice([None, None, "uci", "ucci"])
     directory = rng.choice([table["good"], table["good"], table["damaged"], table["missing"],
                             None])
-    engine = Engine(out, protocol, directory)      # type: ignore[arg-type]  (a TextIO's part)
+    engine = Engine(out, protocol,                  # type: ignore[arg-type]  (a TextIO's part)
+                    Settings.resolve(tables=directory))
     state = State(UCCI if protocol == "ucci" else UCI)
     inbox: queue.Queue[str | None] = queue.Queue()
     raised: list[BaseException] = []

@@ -183,7 +183,7 @@ def fuzz_web(rng: random.Random, cases: int) -> None:
         from starlette.testclient import TestClient
 
     from tablebases.build import build
-    from tui.web import TablebaseService, create_app
+    from tui.frontends.web import TablebaseService, create_app
 
     with tempfile.TemporaryDirectory() as folder:
         build("KRK", folder, log=lambda line: None)

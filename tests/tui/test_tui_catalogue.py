@@ -9,6 +9,8 @@ import re
 
 import pytest
 from rich.console import Console
+from textual import on
+from textual.app import App
 from textual.widgets import DataTable, Input, Select, Static
 from textual.widgets._select import SelectOverlay
 
@@ -17,6 +19,7 @@ from tui.app import XQStudioApp
 from tui.screens.analyse import AnalyseScreen
 from tui.screens.catalogue import PAGE_SIZE, CatalogueScreen, verdict_class
 from tui.screens.help import HelpScreen
+from tui.settings import Settings
 from tui.widgets.board import BoardView
 
 SIZE = (110, 34)
@@ -199,6 +202,36 @@ def test_enter_opens_the_entry_in_analyse_mode_and_f2_f3_switch(catalogue, drive
 
 
 @pytest.mark.slow
+def test_enter_asks_the_app_by_message_to_open_the_entry(catalogue, drive):
+    """The catalogue screen does not know the studio's class: Enter posts
+    :class:`CatalogueScreen.OpenInAnalyse`, which any app hosting the screen may answer."""
+    class Host(App):
+        def __init__(self) -> None:
+            super().__init__()
+            self.requests: list[tuple[str, str | None]] = []
+
+        def on_mount(self) -> None:
+            self.push_screen(CatalogueScreen(Settings.resolve()))
+
+        @on(CatalogueScreen.OpenInAnalyse)
+        def record(self, message: CatalogueScreen.OpenInAnalyse) -> None:
+            self.requests.append((message.board.fen(), message.stipulation))
+
+    async def scenario(pilot):
+        screen = await catalogue_opened(pilot)
+        screen.query_one("#catalogue-search", Input).value = "马后炮"
+        await pilot.pause()
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        return pilot.app.requests, pilot.app.screen is screen
+
+    host = Host()
+    requests, still_shown = drive(host, scenario, SIZE)
+    entry = query(catalogue, text="马后炮").entries[1]
+    assert requests == [(entry.fen, entry.stipulation)]
+    assert still_shown                    # the host did nothing else: the screen stays
+
+
 def test_palette_browses_the_catalogue_and_help_lists_its_keys(catalogue, drive):
     async def scenario(pilot):
         await pilot.press("ctrl+p", *"browse the catalogue")

@@ -15,9 +15,10 @@ from tests.tui.test_tablebase_panel import drive as drive_panel
 from tests.tui.test_tui_draw_practice import knkb_tables, practise  # noqa: F401 (a fixture)
 from tests.tui.test_tui_practice import practise_first_hit
 from tui.app import XQStudioApp
+from tui.services import plan_build
 from tui.widgets import tablebase_panel
 from tui.widgets.board import BoardView
-from tui.widgets.tablebase_panel import TablebasePanel, plan_build
+from tui.widgets.tablebase_panel import TablebasePanel
 from xiangqi import Board, Move, square
 from xiangqi.quantities import duration_text
 

@@ -13,8 +13,6 @@ follows the position shown with ``self.watch(self.screen, "board", callback)`` (
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -29,6 +27,7 @@ from xiangqi.rules import RULESETS, natural_limit
 
 from ..diagram_export import export_diagram
 from ..repetition import announce, judge, status_note
+from ..settings import Settings
 from ..widgets.board import BoardView
 from ..widgets.move_list import NOTATION_TITLES, MoveList
 from ..widgets.position_panel import PositionPanel
@@ -69,19 +68,15 @@ class AnalyseScreen(StudioScreen[None]):
     board: var[Board] = var(Board, always_update=True)
     """The position shown (a copy); side panels watch it."""
 
-    def __init__(self, board: Board | None = None) -> None:
+    def __init__(self, board: Board | None, settings: Settings) -> None:
         super().__init__()
+        self.settings = settings
         self._root = Board() if board is None else board.copy(stack=False)
         self._line: list[Move] = []
         self._ply = 0
         self.rules = "chinese"      # the repetition rule set: chinese or asian
         self._announced: tuple | None = None
         self._solver_mode: str | None = None   # a catalogue entry's, for the solver panel
-
-    def _tables(self) -> Path | None:
-        """The studio's table directory (``xqstudio studio --tables``), or None: the panels'
-        default."""
-        return getattr(self.app, "tables_directory", None)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -95,9 +90,9 @@ class AnalyseScreen(StudioScreen[None]):
                     with TabPane("1 Position", id="position-tab"):
                         yield PositionPanel(id="position-panel")
                     with TabPane("2 Tablebase", id="tablebase-tab"):
-                        yield TablebasePanel(self._tables(), id="tablebase-panel")
+                        yield TablebasePanel(self.settings.tables, id="tablebase-panel")
                     with TabPane("3 Solver", id="solver-tab"):
-                        yield SolverPanel(self._tables(), id="solver-panel")
+                        yield SolverPanel(self.settings.tables, id="solver-panel")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -359,7 +354,8 @@ class AnalyseScreen(StudioScreen[None]):
         board = self._board_at_ply()
         flipped = self.query_one("#board", BoardView).flipped
         try:
-            path = export_diagram(board, "xqstudio-diagram", flipped=flipped)
+            path = export_diagram(board, "xqstudio-diagram", self.settings.diagrams,
+                                  flipped=flipped)
         except (MissingExtraError, OSError) as error:
             self.notify(str(error), title="No diagram written", severity="error",
                         markup=False)

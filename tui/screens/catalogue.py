@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
 
 import sqlite_utils
 from rich.text import Text
@@ -21,6 +20,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.widgets import DataTable, Footer, Header, Input, Select, Static
 from textual.widgets.select import NoSelection
 from textual.worker import Worker, WorkerState
@@ -42,24 +42,21 @@ from puzzles.catalogue import (
     query,
     table_words,
 )
-from puzzles.paths import default_database
 from puzzles.sheet import heading
 from puzzles.verification import TABLE_DRAW
-from tablebases.material import Material
 from xiangqi import BLACK, Board, Move
 from xiangqi.notation import write_move
 from xiangqi.output import MissingExtraError
 
 from ..diagram_export import export_diagram
+from ..services import Material
+from ..settings import Settings
 from ..wide_text import WrappedText, display_width
 from ..widgets.board import BoardView
 from ..widgets.status_line import SIDE_NAMES
 from .draw_practice import DrawPracticeScreen
 from .practice import PracticeScreen, numbered_words, plural
 from .studio_screen import StudioScreen
-
-if TYPE_CHECKING:
-    from ..app import XQStudioApp
 
 PAGE_SIZE = 20
 OPEN_GROUP = "catalogue-open"
@@ -198,8 +195,19 @@ class CatalogueScreen(StudioScreen[None]):
         Binding("pageup", "turn_page(-1)", "Previous page", priority=True, show=False),
     ]
 
-    def __init__(self) -> None:
+    class OpenInAnalyse(Message):
+        """Show ``board`` in analyse mode as the start of a new line; ``stipulation`` is the
+        entry's (a draw study opens the solver panel in its draw mode).  Posted to the app,
+        which owns the modes: the screen does not know the app's class."""
+
+        def __init__(self, board: Board, stipulation: str | None) -> None:
+            super().__init__()
+            self.board = board
+            self.stipulation = stipulation
+
+    def __init__(self, settings: Settings) -> None:
         super().__init__()
+        self.settings = settings
         self.db: sqlite_utils.Database | None = None
         self.page: Page | None = None
         self.patterns: dict[str, PatternSummary] = {}
@@ -254,7 +262,7 @@ class CatalogueScreen(StudioScreen[None]):
     def _prepare_database(self) -> Path:
         """Build the catalogue if this is its first use.  The connection used afterwards is
         opened on the UI thread: an SQLite connection belongs to the thread that made it."""
-        path = default_database()
+        path = self.settings.catalogue
         open_catalogue(path).close()
         return path
 
@@ -515,7 +523,7 @@ class CatalogueScreen(StudioScreen[None]):
         if entry is None:
             self.app.bell()
             return
-        cast("XQStudioApp", self.app).open_in_analyse(Board(entry.fen), entry.stipulation)
+        self.post_message(self.OpenInAnalyse(Board(entry.fen), entry.stipulation))
 
     def action_practise(self) -> None:
         """Play the highlighted entry's attacker against the studio's defence (a draw study:
@@ -524,8 +532,8 @@ class CatalogueScreen(StudioScreen[None]):
         if entry is None:
             self.app.bell()
             return
-        self.app.push_screen(DrawPracticeScreen(entry) if entry.stipulation == "draw"
-                             else PracticeScreen(entry))
+        practice = DrawPracticeScreen if entry.stipulation == "draw" else PracticeScreen
+        self.app.push_screen(practice(entry, self.settings))
 
     def action_next_puzzle(self) -> None:
         """Practise the next kill-pattern example: from the patterns not mastered first."""
@@ -533,7 +541,7 @@ class CatalogueScreen(StudioScreen[None]):
         if entry is None:
             self.app.bell()
             return
-        self.app.push_screen(PracticeScreen(entry))
+        self.app.push_screen(PracticeScreen(entry, self.settings))
 
     def action_export_diagram(self) -> None:
         """Write the highlighted entry's diagram, titled, as an SVG file and say where."""
@@ -543,7 +551,7 @@ class CatalogueScreen(StudioScreen[None]):
             return
         try:
             path = export_diagram(Board(entry.fen), f"xqstudio-{entry.kind}-{entry.id}",
-                                  title=heading(entry))
+                                  self.settings.diagrams, title=heading(entry))
         except (MissingExtraError, OSError) as error:
             self.notify(str(error), title="No diagram written", severity="error",
                         markup=False)

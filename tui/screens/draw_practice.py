@@ -34,15 +34,14 @@ from textual.binding import Binding
 from textual.widgets import Static
 
 from puzzles.catalogue import CatalogueError, Entry, draw_analysis, open_catalogue
-from puzzles.paths import default_database
 from solver.draw import Trap
 from solver.practice import DrawMoveEvaluation, DrawPractice, PracticeError
 from solver.search import Limits
-from tablebases import Tablebase, open_tablebase
-from tablebases.paths import default_directory
 from xiangqi import Board, Move
 from xiangqi.notation import write_move
 
+from ..services import Tablebase, tables_if_any
+from ..settings import Settings
 from ..widgets.board import BoardView
 from ..widgets.move_list import MoveList
 from ..widgets.status_line import SIDE_NAMES
@@ -89,8 +88,8 @@ class DrawPracticeScreen(PracticeBase):
         Binding("escape", "leave", "Leave the practice"),
     ]
 
-    def __init__(self, entry_or_board: Entry | Board) -> None:
-        super().__init__(entry_or_board)
+    def __init__(self, entry_or_board: Entry | Board, settings: Settings) -> None:
+        super().__init__(entry_or_board, settings)
         self.practice: DrawPractice | None = None
         self._tablebase: Tablebase | None = None
         self._held_recorded = False           # this attempt's held draw is in the progress
@@ -124,7 +123,7 @@ class DrawPracticeScreen(PracticeBase):
             return [], []
         line = [Move.from_iccs(m) for m in self.entry.main_line]
         try:
-            db = open_catalogue(default_database(), build_if_missing=False)
+            db = open_catalogue(self.settings.catalogue, build_if_missing=False)
         except (CatalogueError, sqlite3.Error):
             return line, []
         try:
@@ -135,9 +134,8 @@ class DrawPracticeScreen(PracticeBase):
 
     def _start_session(self) -> Callable[[], None]:
         """In the worker: the tables, the analysis and the session."""
-        directory = getattr(self.app, "tables_directory", None) or default_directory()
-        if self._tablebase is None and directory.is_dir():
-            self._tablebase = open_tablebase(directory)
+        if self._tablebase is None:
+            self._tablebase = tables_if_any(self.settings.tables)
         line, traps = self._analysis()
         try:
             practice = DrawPractice(self.start, tablebase=self._tablebase, line=line,

@@ -39,7 +39,6 @@ from textual.widgets import Footer, Header, Static
 from textual.worker import Worker, WorkerState
 
 from puzzles.catalogue import CatalogueError, Entry, next_puzzle, open_catalogue, record_progress
-from puzzles.paths import default_database
 from solver.practice import MoveEvaluation, Practice, PracticeError
 from solver.search import Limits
 from xiangqi import BLACK, Board, Move
@@ -47,6 +46,7 @@ from xiangqi.notation import write_line, write_move
 from xiangqi.pieces import CHINESE_PIECES
 
 from ..repetition import announce, judge, status_note
+from ..settings import Settings
 from ..widgets.board import BoardView
 from ..widgets.move_list import MoveList
 from ..widgets.status_line import SIDE_NAMES, StatusLine
@@ -118,9 +118,11 @@ class PracticeBase(StudioScreen[None]):
     _show: Callable[[], None]
     _find_hint: Callable[[], Callable[[], None]]
 
-    def __init__(self, entry_or_board: Entry | Board) -> None:
-        """``entry_or_board``: a catalogue entry, or a position from analyse mode."""
+    def __init__(self, entry_or_board: Entry | Board, settings: Settings) -> None:
+        """``entry_or_board``: a catalogue entry, or a position from analyse mode;
+        ``settings``: the studio's (the catalogue that keeps the progress, the tables)."""
         super().__init__()
+        self.settings = settings
         if isinstance(entry_or_board, Entry):
             self.entry: Entry | None = entry_or_board
             self.start = Board(entry_or_board.fen)
@@ -169,7 +171,7 @@ class PracticeBase(StudioScreen[None]):
         """Open the catalogue that keeps the entry's progress (a screen's on_mount calls it);
         without one (none built, or unreadable) progress is not kept."""
         try:
-            self.db = open_catalogue(default_database(), build_if_missing=False)
+            self.db = open_catalogue(self.settings.catalogue, build_if_missing=False)
         except (CatalogueError, sqlite3.Error):
             self.db = None
 
@@ -327,11 +329,12 @@ class PracticeScreen(PracticeBase):
         Binding("escape", "leave", "Leave the practice"),
     ]
 
-    def __init__(self, entry_or_board: Entry | Board, mode: str | None = None) -> None:
+    def __init__(self, entry_or_board: Entry | Board, settings: Settings,
+                 mode: str | None = None) -> None:
         """``entry_or_board``: a catalogue entry or a position with the attacker to move.
         ``mode``: "checks" or "any"; by default an entry's stipulation decides, and a
         position is tried with continuous checks first, then with any moves."""
-        super().__init__(entry_or_board)
+        super().__init__(entry_or_board, settings)
         if isinstance(entry_or_board, Entry):
             self.modes = [mode or ("checks" if entry_or_board.stipulation == "checks"
                                    else "any")]
@@ -594,7 +597,7 @@ class PracticeScreen(PracticeBase):
         if self.thinking or entry is None:
             self.app.bell()
             return
-        self.app.switch_screen(PracticeScreen(entry))
+        self.app.switch_screen(PracticeScreen(entry, self.settings))
 
     # -- showing -----------------------------------------------------------------------------
 

@@ -39,10 +39,10 @@ from solver.search import (
 )
 from solver.soundness import SoundnessReport, verify
 from solver.types import DEFAULT_DRAW_BOUND, DrawVerdict
-from tablebases import TablebaseError, open_tablebase
-from tablebases.paths import default_directory
 from xiangqi import Board, Move
 from xiangqi.notation import NOTATIONS, write_line, write_move
+
+from ..services import TablebaseError, tables_if_any
 
 SEARCH_GROUP = "solver-search"
 MODE_NAMES = {"checks": "连照 continuous check", "any": "any moves", "draw": "和 draw study"}
@@ -137,8 +137,8 @@ class Note(Static):
 class SolverPanel(Widget, can_focus=True):
     """Solve and verify the position shown; step the main line on the host's board.
 
-    ``tables``: a tablebase directory whose tables answer the search's leaves (default:
-    ``XQSTUDIO_TABLES`` or the studio's own; a directory without tables is simply not used).
+    ``tables``: a tablebase directory whose tables answer the search's leaves (the studio's
+    settings' ``tables``; a directory without tables is simply not used).
 
     Keys (while the focus is in the panel): ``s`` solve, ``v`` verify, ``t`` switch between
     continuous check and any moves, ``x``/Esc cancel, ``.``/right and ``,``/left step the main
@@ -239,11 +239,11 @@ class SolverPanel(Widget, can_focus=True):
         def control(self) -> SolverPanel:
             return self.panel
 
-    def __init__(self, tables: Path | str | None = None, *, board: Board | None = None,
+    def __init__(self, tables: Path | str, *, board: Board | None = None,
                  notation: str = "chinese", mode: str = "checks", name: str | None = None,
                  id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
-        self.tables = Path(tables) if tables is not None else default_directory()
+        self.tables = Path(tables)
         self.set_reactive(SolverPanel.notation, self.validate_notation(notation))
         self.set_reactive(SolverPanel.mode, self.validate_mode(mode))
         self.board: Board | None = board.copy(stack=False) if board is not None else None
@@ -464,10 +464,8 @@ class SolverPanel(Widget, can_focus=True):
 
     def _open_tables(self):
         """The tablebase for the search's leaves, or None where there are no tables."""
-        if not self.tables.is_dir():
-            return None
-        tablebase = open_tablebase(self.tables)
-        return tablebase if tablebase.materials() else None
+        tablebase = tables_if_any(self.tables)
+        return tablebase if tablebase is not None and tablebase.materials() else None
 
     @work(thread=True, exclusive=True, group=SEARCH_GROUP, exit_on_error=False)
     def _solve_in_thread(self, solver: Solver, max_moves: int, tablebase) -> SolveResult:

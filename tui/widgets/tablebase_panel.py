@@ -26,29 +26,30 @@ from textual.widget import Widget
 from textual.widgets import Button, DataTable, ProgressBar, Static
 from textual.worker import Worker, WorkerState
 
-from tablebases import (
-    Material,
-    MissingTableError,
-    TablebaseError,
-    TableValue,
-    describe,
-    open_tablebase,
-)
-from tablebases.build import (
-    BuildError,
-    build,
-    default_threads,
-)
-from tablebases.format import table_path
-from tablebases.plan import MaterialPlan, plan_material
-from tablebases.probe import RankedMove
-from tablebases.stats import SideStats, table_stats
 from xiangqi import Board, Move
 from xiangqi.notation import NOTATIONS, write_move
 from xiangqi.pieces import COLOR_NAMES
 from xiangqi.quantities import duration_text, memory_text
 from xiangqi.rules import NATURAL_LIMIT_PLIES
 
+from ..services import (
+    BuildError,
+    Material,
+    MaterialPlan,
+    MissingTableError,
+    RankedMove,
+    SideStats,
+    TablebaseError,
+    TableValue,
+    TooLargeError,
+    build_plan,
+    default_threads,
+    describe,
+    finished_tables,
+    open_tablebase,
+    plan_build,
+    table_stats,
+)
 from .dtm_histogram import DtmHistogram
 
 BUILD_GROUP = "tablebase-build"
@@ -58,24 +59,6 @@ STATS_GROUP = "tablebase-stats"
 class BuildCancelled(Exception):
     """Raised from the build's progress hook once the user cancels: ``build()`` lets it
     through, and its table writer removes the unfinished file."""
-
-
-class TooLargeError(ValueError):
-    """The material's table is beyond what can be built here."""
-
-
-def plan_build(material: Material, directory: Path, threads: int) -> MaterialPlan:
-    """The plan for ``material``'s table (:func:`tablebases.plan.plan_material`); raises
-    :class:`TooLargeError` when the table cannot be indexed or would not fit in the memory
-    available."""
-    plan = plan_material(material, directory, threads)
-    if plan.error is not None:
-        raise TooLargeError(plan.error)
-    if not plan.fits:
-        raise TooLargeError(f"a table for {plan.material} would have {plan.positions:,} "
-                            f"positions and need about {memory_text(plan.memory)} of memory "
-                            f"({memory_text(plan.available)} available)")
-    return plan
 
 
 
@@ -211,7 +194,7 @@ class RankedMoves(DataTable):
 class TablebasePanel(Widget, can_focus=True):
     """The tablebase's verdict on the position shown and on each of its moves.
 
-    ``directory``: the table directory (default: ``XQSTUDIO_TABLES`` or the studio's own);
+    ``directory``: the table directory (the studio's settings' ``tables``);
     ``threads``: threads for building (default: the CPUs this process may use).
 
     Keys (while the focus is in the panel): Enter (or a click) plays the move of the row, ``b``
@@ -278,7 +261,7 @@ class TablebasePanel(Widget, can_focus=True):
         def control(self) -> TablebasePanel:
             return self.panel
 
-    def __init__(self, directory: Path | str | None = None, *, board: Board | None = None,
+    def __init__(self, directory: Path | str, *, board: Board | None = None,
                  notation: str = "chinese", threads: int | None = None,
                  name: str | None = None, id: str | None = None,
                  classes: str | None = None) -> None:
@@ -505,8 +488,7 @@ class TablebasePanel(Widget, can_focus=True):
     def _build_in_thread(self, plan: MaterialPlan) -> dict[str, Any]:
         tracker = _BuildTracker(self, plan, self._cancel_build)
         start = time.perf_counter()
-        summary = build(plan.material, self.directory, threads=self.threads, log=tracker.log,
-                        progress=tracker)
+        summary = build_plan(plan, self.directory, self.threads, tracker.log, tracker)
         return {"tables": summary, "seconds": time.perf_counter() - start}
 
     @on(_BuildProgress)
@@ -540,8 +522,7 @@ class TablebasePanel(Widget, can_focus=True):
             self._build_note = f"Built {built} in {worker.result['seconds']:.1f} s."
         elif isinstance(error, BuildCancelled):
             # self.plan is still the build's: its tables that exist now were finished.
-            kept = [name for name in (self.plan.names if self.plan is not None else [])
-                    if table_path(self.directory, name).exists()]
+            kept = finished_tables(self.plan, self.directory) if self.plan is not None else []
             finished = f"{', '.join(kept)} finished and kept; " if kept else ""
             self._build_note = (f"Build cancelled: {finished}the unfinished table left no "
                                 "file.")

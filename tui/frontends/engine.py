@@ -69,7 +69,6 @@ from solver.types import Mode, Verdict
 from tablebases import MissingTableError, TablebaseError, open_tablebase
 from tablebases.format import CorruptTableError
 from tablebases.material import Material
-from tablebases.paths import default_directory
 from tablebases.probe import Tablebase, describe
 from xiangqi import (
     ADVISOR,
@@ -86,6 +85,8 @@ from xiangqi import (
     square,
 )
 from xiangqi.notation import why_illegal
+
+from ..settings import Settings
 
 PROTOCOLS = ("uci", "ucci")
 ENGINE_NAME = "XQ Studio"
@@ -356,14 +357,16 @@ class Engine:
     """One GUI session: reads commands with :meth:`handle`, writes replies to ``out``."""
 
     def __init__(self, out: TextIO, protocol: str | None = None,
-                 tables: Path | None = None) -> None:
+                 settings: Settings | None = None) -> None:
         self.out = out
         self.forced = protocol
         self.dialect = UCCI if protocol == "ucci" else UCI
         self._write = threading.Lock()
         self.board = Board()
         self.banned: list[Move] = []
-        self.tables: Path | None = tables if tables is not None else default_directory()
+        settings = settings or Settings.resolve()
+        # The GUI's TablebasePath option changes it (None: no tables); the settings do not.
+        self.tables: Path | None = settings.tables
         self.hash_mb = DEFAULT_HASH_MB
         self.mate_mode: str = Mode.ANY
         self.millis = False
@@ -926,7 +929,7 @@ def cmd_engine(args: argparse.Namespace) -> int:
         stdin.reconfigure(errors="replace")
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(errors="replace", line_buffering=True)
-    engine = Engine(sys.stdout, args.protocol, args.tables)
+    engine = Engine(sys.stdout, args.protocol, Settings.from_arguments(args))
     return engine.run(iter(stdin.readline, ""))
 
 
@@ -938,5 +941,5 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        "and the tables' moves")
     engine.add_argument("--protocol", choices=PROTOCOLS,
                         help="the protocol (default: the GUI's first command, uci or ucci)")
-    add_tables_option(engine, default_directory())
+    add_tables_option(engine)
     engine.set_defaults(handler=cmd_engine)

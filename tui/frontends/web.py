@@ -49,6 +49,8 @@ from tablebases.probe import Tablebase, TableValue
 from xiangqi import Board, FenError, Move
 from xiangqi.notation import write_move
 
+from ..settings import Settings, SettingsError
+
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 9000
 DEFAULT_CACHE = 10_000
@@ -257,9 +259,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if problem is not None:
         print(f"error: {problem}", file=sys.stderr)
         return 1
-    if not args.tables.is_dir():
-        print(f"error: no table directory {args.tables} (build tables with: xqstudio tb build "
-              "MATERIAL)", file=sys.stderr)
+    try:
+        tables = Settings.from_arguments(args).existing_tables()
+    except SettingsError as error:
+        print(f"error: {error}", file=sys.stderr)
         return 1
     try:
         sock = bind(args.host, args.port)
@@ -267,10 +270,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"error: cannot listen on {args.host}:{args.port}: {error.strerror or error}",
               file=sys.stderr)
         return 1
-    service = TablebaseService(args.tables, args.cache)
+    service = TablebaseService(tables, args.cache)
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
-    print(f"serving the tables of {args.tables} ({len(service.tablebase.materials())} tables) "
+    print(f"serving the tables of {tables} ({len(service.tablebase.materials())} tables) "
           f"on http://{shown}:{port}/xiangqi?fen=FEN (Ctrl-C stops)", file=sys.stderr,
           flush=True)
     server = make_server(service, sock, args.access_log)
@@ -285,13 +288,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def register_serve(actions: argparse._SubParsersAction) -> None:
     """Add ``serve`` to the ``tb`` group (``actions``: its ACTION subparsers)."""
     from tablebases.cli import add_tables_option
-    from tablebases.paths import default_directory
     from xiangqi.cli import whole_number
 
     serve = actions.add_parser(
         "serve", help="answer GET /xiangqi?fen=FEN over HTTP in the lichess tablebase JSON "
                       "shape (needs the web extra)")
-    add_tables_option(serve, default_directory())
+    add_tables_option(serve)
     serve.add_argument("--host", default=DEFAULT_HOST,
                        help=f"address to listen on (default {DEFAULT_HOST})")
     serve.add_argument("--port", type=whole_number(0, 65535), default=DEFAULT_PORT,
