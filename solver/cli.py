@@ -14,7 +14,6 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tablebases.cli import add_tables_option
@@ -68,7 +67,7 @@ def _open_tables(args: argparse.Namespace) -> Tablebase | None:
 
     if args.no_tables:
         return None
-    directory = _tables_directory(args)
+    directory = args.tables
     if not directory.is_dir():
         return None
     tablebase = open_tablebase(directory)
@@ -372,12 +371,6 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return status
 
 
-def _tables_directory(args: argparse.Namespace) -> Path:
-    from tablebases.paths import default_directory
-
-    return args.tables or default_directory()
-
-
 def _build_root_table(args: argparse.Namespace, board: Board) -> int | None:
     """``--build-tables`` on a mate search: the table of the position's own material (with
     its sub-tables) first, if it fits in memory, its cost said; the search then probes it
@@ -387,7 +380,7 @@ def _build_root_table(args: argparse.Namespace, board: Board) -> int | None:
         return None
     from .draw import table_need
 
-    return _build_missing(args, [table_need(board, _tables_directory(args), args.threads)])
+    return _build_missing(args, [table_need(board, args.tables, args.threads)])
 
 
 def _build_missing(args: argparse.Namespace, needs: list[TableNeed]) -> int | None:
@@ -405,7 +398,7 @@ def _build_missing(args: argparse.Namespace, needs: list[TableNeed]) -> int | No
         if not need.fits:
             continue
         try:
-            build_tables(need, _tables_directory(args), args.threads,
+            build_tables(need, args.tables, args.threads,
                          log=lambda text: print(text, file=sys.stderr))
         except (BuildError, CorruptTableError, OSError) as error:
             return fail(args, f"building {need.material}: {error}")
@@ -429,7 +422,7 @@ def cmd_draw(args: argparse.Namespace, bound: int | None, line: str | None = Non
         return 1
     building = args.build_tables and not args.no_tables
     if building:
-        failed = _build_missing(args, [table_need(board, _tables_directory(args), args.threads)])
+        failed = _build_missing(args, [table_need(board, args.tables, args.threads)])
         if failed is not None:
             return failed
     progress = LiveProgress(args.json)
