@@ -5,12 +5,12 @@ from __future__ import annotations
 from textual.widget import Widget
 
 from xiangqi import Board
-from xiangqi.rules import Verdict, adjudicate
+from xiangqi.rules import Ruling, adjudicate
 
 SIDES = ("Red", "Black")
 
 
-def status_note(verdict: Verdict | None) -> str:
+def status_note(verdict: Ruling | None) -> str:
     """``repetition ×3: Red must deviate`` (or ``draw``); empty without a verdict."""
     if verdict is None:
         return ""
@@ -18,12 +18,12 @@ def status_note(verdict: Verdict | None) -> str:
     return f"repetition ×{verdict.cycle.occurrences}: {who}"
 
 
-def judge(board: Board, rules: str = "chinese", min_occurrences: int = 3) -> Verdict | None:
+def judge(board: Board, rules: str = "chinese", min_occurrences: int = 3) -> Ruling | None:
     """The verdict on the repetition ``board``'s last move completed, if any."""
     return adjudicate(board, rules, min_occurrences=min_occurrences)
 
 
-def announce(node: Widget, verdict: Verdict) -> None:
+def announce(node: Widget, verdict: Ruling) -> None:
     """Notify the verdict: what each side played, who must deviate and the rule applied."""
     sides = "; ".join(f"{SIDES[c.color]} {c.label}" for c in verdict.conduct)
     if verdict.loser is None:

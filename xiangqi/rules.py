@@ -434,7 +434,7 @@ class SideConduct:
 
 
 @dataclass(frozen=True)
-class Verdict:
+class Ruling:
     """The judgement of a repetition under one rule set."""
     rules: str
     result: str             # "draw", or "loss" for ``loser`` if it repeats again
@@ -506,7 +506,7 @@ def _conduct(color: Color, classes: list[MoveClass], rules: RuleSet, pawn_chases
 
 
 def adjudicate(board: Board, rules: str | RuleSet = "chinese",
-               min_occurrences: int = 3) -> Verdict | None:
+               min_occurrences: int = 3) -> Ruling | None:
     """Judge the repetition that ``board``'s last move completed, once its position has
     occurred ``min_occurrences`` times; None if there is none (yet)."""
     rules = ruleset(rules)
@@ -537,23 +537,23 @@ def adjudicate(board: Board, rules: str | RuleSet = "chinese",
         red_mutual, black_mutual = conduct(RED, True), conduct(BLACK, True)
         if red_mutual.forbidden and black_mutual.forbidden:
             red, black = red_mutual, black_mutual
-    return _verdict(rules, cycle, red, black)
+    return _ruling(rules, cycle, red, black)
 
 
-def _verdict(rules: RuleSet, cycle: Cycle, red: SideConduct, black: SideConduct) -> Verdict:
+def _ruling(rules: RuleSet, cycle: Cycle, red: SideConduct, black: SideConduct) -> Ruling:
     conduct = (red, black)
     chinese = rules.name == "chinese"
     if red.perpetual_check != black.perpetual_check:
         loser = RED if red.perpetual_check else BLACK
         clause = ("中国象棋竞赛规则 26.1: 单方面长将 (one-sided perpetual check) loses"
                   if chinese else "AXF rule 6: one-sided perpetual check loses")
-        return Verdict(rules.name, "loss", loser, clause, cycle, conduct)
+        return Ruling(rules.name, "loss", loser, clause, cycle, conduct)
     if red.forbidden != black.forbidden:
         loser = RED if red.forbidden else BLACK
         clause = ("中国象棋竞赛规则 26.4: 禁止着法 against 允许着法, the forbidden side must "
                   "change or lose" if chinese else
                   "AXF rules: the side making the forbidden perpetual attack must change or lose")
-        return Verdict(rules.name, "loss", loser, clause, cycle, conduct)
+        return Ruling(rules.name, "loss", loser, clause, cycle, conduct)
     if red.perpetual_check:
         clause = ("中国象棋竞赛规则 26.3: both sides check perpetually (双方长将), draw"
                   if chinese else "AXF rule 7: both sides keep checking (解将还将), draw")
@@ -563,7 +563,7 @@ def _verdict(rules: RuleSet, cycle: Cycle, red: SideConduct, black: SideConduct)
     else:
         clause = ("中国象棋竞赛规则 26.2: both sides allowed (双方均为允许着法), draw"
                   if chinese else "AXF rules: no forbidden perpetual attack, draw")
-    return Verdict(rules.name, "draw", None, clause, cycle, conduct)
+    return Ruling(rules.name, "draw", None, clause, cycle, conduct)
 
 
 # -- the natural limit -------------------------------------------------------------------------
