@@ -32,7 +32,7 @@ from xiangqi.notation import write_line
 from xiangqi.output import JsonObject
 
 from ._dfpn import MAX_ORDER, MAX_THREADS
-from .draw import DEFAULT_DRAW_SECONDS, DEFAULT_LINE_PLIES, DEFAULT_TRAP_MOVES
+from .draw import DEFAULT_DRAW_SECONDS, DEFAULT_LINE_PLIES, DEFAULT_TRAP_MOVES, default_seconds
 from .search import (
     DEFAULT_LAMBDA_ORDERS,
     DEFAULT_MAX_MOVES,
@@ -114,10 +114,10 @@ def _limits(args: argparse.Namespace, draw: bool = False) -> Limits:
     ``--nodes`` alone sets one (node budgets give the same answer on any machine)."""
     if args.seconds is not None:
         seconds = args.seconds
-    elif draw:
-        seconds = DEFAULT_DRAW_SECONDS
+    elif args.nodes and not draw:
+        seconds = 0.0
     else:
-        seconds = 0.0 if args.nodes else DEFAULT_SEARCH_SECONDS
+        seconds = default_seconds(draw)
     return Limits(nodes=args.nodes, seconds=seconds, table_bits=args.table_bits,
                   lambda_orders=0 if args.full_width else args.orders, threads=args.threads,
                   proposer_share=args.proposer_share)

@@ -46,7 +46,7 @@ from xiangqi.rules import adjudicate, natural_limit, ruleset
 
 from ._dfpn import DISPROVEN, PROVEN, UNKNOWN
 from .budget import Budget
-from .search import Limits, Solver, SolverError
+from .search import DEFAULT_SEARCH_SECONDS, Limits, Solver, SolverError
 from .types import DEFAULT_DRAW_BOUND, DrawVerdict, Mode, Verdict
 
 if TYPE_CHECKING:
@@ -55,6 +55,15 @@ if TYPE_CHECKING:
 # A draw search with no time budget given gets this many seconds (the CLI's and the TUI's
 # default): an unbounded draw proof can run for hours without a word.
 DEFAULT_DRAW_SECONDS = 60.0
+
+
+def default_seconds(draw_study: bool) -> float:
+    """The time budget of a search for which the user set none: a draw analysis's
+    (:data:`DEFAULT_DRAW_SECONDS`) or a mate search's
+    (:data:`solver.search.DEFAULT_SEARCH_SECONDS`)."""
+    return DEFAULT_DRAW_SECONDS if draw_study else DEFAULT_SEARCH_SECONDS
+
+
 # Plies of the drawing line at most (the natural limit is 120 plies without a capture).
 DEFAULT_LINE_PLIES = 160
 # Red first moves examined for traps at most (checks and captures first).

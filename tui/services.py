@@ -1,17 +1,36 @@
-"""The tablebase calls the studio's widgets and screens make, in one place.
+"""The calls the studio's widgets make to the layers below (and the tablebase calls of its
+screens), in one place.
 
-The table panel probes, plans, builds and counts; the solver panel and draw practice open a
-directory's tables when there are any.  They import these names from here rather than from
-``tablebases``' modules one by one (``build``, ``format``, ``plan``, ``probe``, ``stats``): a
-change of where the tablebase package keeps something is then one change in this module.
-The rules of what a widget shows stay in the widget; what a table says stays in
-``tablebases``.
+The table panel probes, plans, builds and counts; the solver panel solves, verifies and
+analyses draws; the solver panel and draw practice open a directory's tables when there are
+any.  They import these names from here rather than from ``tablebases``' modules one by one
+(``build``, ``format``, ``plan``, ``probe``, ``stats``) and ``solver``'s (``draw``,
+``search``, ``soundness``, ``types``): a change of where a package keeps something is then
+one change in this module.  The rules of what a widget shows stay in the widget; what a
+table or a search says stays in its package.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
 
+from solver.draw import (
+    DrawAnalysis,
+    analyse_draw,
+    default_seconds,
+    report_lines,
+)
+from solver.search import (
+    DEFAULT_MAX_MOVES,
+    Limits,
+    Solver,
+    SolverError,
+    SolveResult,
+    default_bound,
+    order_name,
+)
+from solver.soundness import SoundnessReport, verify
+from solver.types import DEFAULT_DRAW_BOUND, DrawVerdict
 from tablebases import (
     Material,
     MissingTableError,
@@ -29,6 +48,21 @@ from tablebases.stats import SideStats, table_stats
 from xiangqi.quantities import memory_text
 
 __all__ = [
+    "DEFAULT_DRAW_BOUND",
+    "DEFAULT_MAX_MOVES",
+    "DrawAnalysis",
+    "DrawVerdict",
+    "Limits",
+    "Solver",
+    "SolverError",
+    "SolveResult",
+    "SoundnessReport",
+    "analyse_draw",
+    "default_bound",
+    "default_seconds",
+    "order_name",
+    "report_lines",
+    "verify",
     "BuildError",
     "Material",
     "MaterialPlan",

@@ -120,6 +120,7 @@ def test_status_line_and_position_panel_follow_the_position(studio):
     assert "3k5/2R6/9/9/9/9/9/9/9/4K4 b - - 0 1" in panel and "0 legal moves" in panel
 
 
+@pytest.mark.slow
 def test_checkmate_by_keys_is_reported(studio):
     async def scenario(pilot):
         # The rook on a8 checks on a9; the rook on i8 guards d8, the kings guard e9.

@@ -2,6 +2,7 @@
 leaves analyse mode, and its budget is the panel's."""
 from __future__ import annotations
 
+import pytest
 from textual.widgets import Input, Static
 
 from solver.search import DEFAULT_SEARCH_SECONDS
@@ -50,6 +51,7 @@ def test_the_seconds_field_sets_the_budget(studio):
     assert five == 5.0 and none == 0.0
 
 
+@pytest.mark.slow
 def test_the_palette_sets_the_solver_budget(studio):
     """Palette → "Solver budget" puts the cursor in the seconds field; typing sets it."""
     async def scenario(pilot):

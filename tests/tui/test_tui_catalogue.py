@@ -49,6 +49,7 @@ def test_the_studio_opens_on_the_catalogue_unless_given_a_fen(catalogue, drive):
     assert drive(XQStudioApp("3k5/9/9/9/9/9/9/9/9/4K3R w"), scenario, SIZE) is AnalyseScreen
 
 
+@pytest.mark.slow
 def test_search_shows_the_hits_of_the_catalogue_query(catalogue, drive):
     async def scenario(pilot):
         screen = await catalogue_opened(pilot)
@@ -76,6 +77,7 @@ def test_search_shows_the_hits_of_the_catalogue_query(catalogue, drive):
     assert english[1] == [entry.title for entry in trough.entries]
 
 
+@pytest.mark.slow
 def test_filters_combine_as_in_the_query(catalogue, drive):
     async def scenario(pilot):
         screen = await catalogue_opened(pilot)

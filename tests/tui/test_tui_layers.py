@@ -1,5 +1,6 @@
 """How the studio's parts depend on each other (issue 39): screens and widgets reach the
-tablebases through :mod:`tui.services` alone and never import the app, which imports them."""
+tablebases through :mod:`tui.services` alone and never import the app, which imports them;
+widgets reach the solver and the catalogue through it too."""
 from __future__ import annotations
 
 import ast
@@ -29,3 +30,9 @@ def test_screens_and_widgets_go_through_the_services_and_not_the_app(path):
     modules = imported_modules(path)
     assert not {name for name in modules if name.split(".")[0] == "tablebases"}
     assert "tui.app" not in modules
+
+
+@pytest.mark.parametrize("path", sorted(TUI.glob("widgets/*.py")), ids=lambda path: path.name)
+def test_widgets_reach_the_layers_below_the_rules_through_the_services(path):
+    below = {"tablebases", "solver", "puzzles"}
+    assert not {name for name in imported_modules(path) if name.split(".")[0] in below}

@@ -3,6 +3,8 @@ a forbidden repetition is announced with its verdict, the panels follow the posi
 tablebase move played from the panel lands in the line."""
 from __future__ import annotations
 
+import pytest
+
 from tablebases.build import build
 from tui.screens.analyse import AnalyseScreen
 from tui.widgets.board import BoardView
@@ -26,6 +28,7 @@ def status_text(screen: AnalyseScreen) -> str:
     return str(screen.query_one("#status", StatusLine).render())
 
 
+@pytest.mark.slow
 def test_forbidden_repetition_is_announced_with_the_rule(studio):
     async def scenario(pilot):
         screen = pilot.app.screen

@@ -10,6 +10,7 @@ import io
 import pkgutil
 import time
 
+import pytest
 from rich.console import Console
 from rich.text import Text
 from textual.binding import Binding
@@ -91,6 +92,7 @@ def test_panel_keys_work_from_the_tab_bar_and_the_line_steps_in_the_status(studi
     assert played.endswith("ply 3/3") and ply == 3 and list_ply == 3
 
 
+@pytest.mark.slow
 def test_cancelled_verify_says_cancelled_and_nothing_else(studio, tmp_path, monkeypatch):
     monkeypatch.setenv("XQSTUDIO_TABLES", str(tmp_path))
 
@@ -170,6 +172,7 @@ def _classes_with_bindings() -> list[type[DOMNode]]:
     return found
 
 
+@pytest.mark.slow
 def test_help_lists_every_binding_of_every_class(studio):
     # The help lists the keys of the screen shown (issue 38): over the screens, every class's.
     async def help_of_this_screen(pilot) -> str:
@@ -250,6 +253,7 @@ def _point_of_ply(widget, ply: int):
     raise AssertionError(f"ply {ply} is not drawn")
 
 
+@pytest.mark.slow
 def test_a_click_on_a_move_of_the_main_line_or_enter_plays_the_line_to_it(studio, tmp_path,
                                                                           monkeypatch):
     monkeypatch.setenv("XQSTUDIO_TABLES", str(tmp_path))

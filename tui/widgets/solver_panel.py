@@ -26,23 +26,28 @@ from textual.widget import Widget
 from textual.widgets import Button, Input, Label, Static
 from textual.worker import Worker, WorkerState
 
-from solver.draw import DEFAULT_DRAW_SECONDS, DrawAnalysis, analyse_draw, report_lines
-from solver.search import (
+from xiangqi import Board, Move
+from xiangqi.notation import NOTATIONS, write_line, write_move
+
+from ..services import (
+    DEFAULT_DRAW_BOUND,
     DEFAULT_MAX_MOVES,
-    DEFAULT_SEARCH_SECONDS,
+    DrawAnalysis,
+    DrawVerdict,
     Limits,
     Solver,
     SolverError,
     SolveResult,
+    SoundnessReport,
+    TablebaseError,
+    analyse_draw,
     default_bound,
+    default_seconds,
     order_name,
+    report_lines,
+    tables_if_any,
+    verify,
 )
-from solver.soundness import SoundnessReport, verify
-from solver.types import DEFAULT_DRAW_BOUND, DrawVerdict
-from xiangqi import Board, Move
-from xiangqi.notation import NOTATIONS, write_line, write_move
-
-from ..services import TablebaseError, tables_if_any
 
 SEARCH_GROUP = "solver-search"
 MODE_NAMES = {"checks": "连照 continuous check", "any": "any moves", "draw": "和 draw study"}
@@ -417,7 +422,7 @@ class SolverPanel(Widget, can_focus=True):
         return True
 
     def _default_seconds(self) -> float:
-        return DEFAULT_DRAW_SECONDS if self.mode == "draw" else DEFAULT_SEARCH_SECONDS
+        return default_seconds(self.mode == "draw")
 
     def budget_seconds(self) -> float:
         """The time budget of the next search: the seconds field (0: none), or the default
