@@ -30,7 +30,7 @@ Adding a mode (as ``catalogue`` was added):
 """
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual import events, on
 from textual.actions import parse as parse_action
@@ -40,7 +40,7 @@ from textual.command import CommandPalette
 from textual.css.query import NoMatches
 from textual.dom import DOMNode
 from textual.screen import Screen
-from textual.widget import Widget
+from textual.widget import AwaitMount, Widget
 from textual.worker import WorkerFailed
 
 from xiangqi import Board
@@ -67,7 +67,7 @@ ANALYSE_MODE = "analyse"
 CATALOGUE_MODE = "catalogue"
 
 
-def _works_now(binding: Binding, screen: Screen) -> bool:
+def _works_now(binding: Binding, screen: Screen[object]) -> bool:
     """Whether the screen's ``check_action`` lets ``binding`` act now: the catalogue's ``b``
     shows the board below 120 columns only."""
     _, action, parameters = parse_action(binding.action)
@@ -124,7 +124,7 @@ class XQStudioApp(App[None]):
                 self.workers.cancel_node(screen)
         self.exit()
 
-    def exit(self, *args, **kwargs) -> None:
+    def exit(self, *args: Any, **kwargs: Any) -> None:
         self._quitting = True
         super().exit(*args, **kwargs)
 
@@ -198,7 +198,7 @@ class XQStudioApp(App[None]):
     def _open_catalogue_entry(self, message: CatalogueScreen.OpenInAnalyse) -> None:
         self.open_in_analyse(message.board, message.stipulation)
 
-    def switch_mode(self, mode: str):
+    def switch_mode(self, mode: str) -> AwaitMount:
         """Switch to ``mode``; leaving analyse mode cancels its solver's search (a search the
         user cannot see would go on using the CPU; the panel says why it stopped)."""
         if mode != ANALYSE_MODE and self.current_mode == ANALYSE_MODE and \
@@ -247,7 +247,7 @@ class XQStudioApp(App[None]):
 
     # -- help --------------------------------------------------------------------------------
 
-    def help_sections(self, screen: Screen | None = None) -> list[HelpSection]:
+    def help_sections(self, screen: Screen[object] | None = None) -> list[HelpSection]:
         """The keys that work on ``screen`` (default: the screen shown), by section, taken
         from the ``BINDINGS`` of its class and of the widgets on it that take the focus, and
         always the studio's own and the help's.  A key the screen's ``check_action`` turns off

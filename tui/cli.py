@@ -26,6 +26,7 @@ import argparse
 import difflib
 import re
 import sys
+from typing import NoReturn
 
 from puzzles import cli as puzzles_cli
 from solver import cli as solver_cli
@@ -47,7 +48,7 @@ class CommandParser(argparse.ArgumentParser):
     the parent's class).  An unknown command is answered with the commands the help lists,
     not the old spellings kept for scripts, and the nearest one."""
 
-    def error(self, message: str):
+    def error(self, message: str) -> NoReturn:
         unknown = re.match(r"argument [A-Z]+: invalid choice: '?(.*?)'? \(choose from ", message)
         listed = self._listed_commands()
         if unknown and listed:

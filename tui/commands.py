@@ -9,6 +9,7 @@ when that screen has it.  A new feature registers its commands by appending to
 """
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import partial
 
@@ -79,7 +80,7 @@ class StudioCommands(Provider):
         pairs = [(command, command.target(self)) for command in STUDIO_COMMANDS]
         return [(command, node) for command, node in pairs if node is not None]
 
-    def _runner(self, command: StudioCommand, node: DOMNode):
+    def _runner(self, command: StudioCommand, node: DOMNode) -> Callable[[], Awaitable[object]]:
         return partial(self.app.run_action, command.action.partition(".")[2], node)
 
     async def discover(self) -> Hits:

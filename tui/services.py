@@ -45,6 +45,7 @@ from tablebases.format import table_path
 from tablebases.plan import MaterialPlan, plan_material
 from tablebases.probe import RankedMove
 from tablebases.stats import SideStats, table_stats
+from xiangqi.output import JsonObject
 from xiangqi.quantities import memory_text
 
 __all__ = [
@@ -103,7 +104,7 @@ def plan_build(material: Material, directory: Path, threads: int) -> MaterialPla
 
 
 def build_plan(plan: MaterialPlan, directory: Path, threads: int, log: Callable[[str], None],
-               progress: Callable[[str, int, int], None]) -> dict[str, dict]:
+               progress: Callable[[str, int, int], None]) -> dict[str, JsonObject]:
     """Build the plan's missing tables in ``directory`` (:func:`tablebases.build.build`,
     whose ``progress`` hook may raise to cancel); the summary of each table built, by
     name."""

@@ -54,7 +54,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from solver.search import (
     DEFAULT_MAX_MOVES,
@@ -243,7 +243,7 @@ def _number(tokens: list[str], at: int, name: str, kind: type = int) -> float:
         raise CommandError(f"go {name} needs a number, not {text!r}") from None
     if value < 0 or (kind is float and not math.isfinite(value)):
         raise CommandError(f"go {name} must not be negative: {text!r}")
-    return value
+    return float(value)
 
 
 def parse_go(tokens: list[str], board: Board, dialect: Dialect, millis: bool) -> GoRequest:
@@ -328,7 +328,7 @@ def material_move(board: Board, allowed: Iterable[Move]) -> Move:
         piece = board.piece_at(point)
         return 0.0 if piece is None else _MATERIAL[piece.piece_type]
 
-    def key(move: Move) -> tuple:
+    def key(move: Move) -> tuple[bool, float, bool, str]:
         gain = piece_value(move.to_square)
         mover = piece_value(move.from_square)
         board.push_unchecked(move)
@@ -933,7 +933,7 @@ def cmd_engine(args: argparse.Namespace) -> int:
     return engine.run(iter(stdin.readline, ""))
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[Any]) -> None:
     from tablebases.cli import add_tables_option
 
     engine = subparsers.add_parser(

@@ -41,7 +41,7 @@ import sys
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tablebases import MissingTableError, open_tablebase
 from tablebases.format import CorruptTableError
@@ -50,6 +50,10 @@ from xiangqi import Board, FenError, Move
 from xiangqi.notation import write_move
 
 from ..settings import Settings, SettingsError
+
+if TYPE_CHECKING:
+    import uvicorn
+    from starlette.applications import Starlette
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 9000
@@ -200,7 +204,7 @@ def missing_extra() -> str | None:
     return None
 
 
-def create_app(service: TablebaseService):
+def create_app(service: TablebaseService) -> Starlette:
     """The Starlette application of ``service`` (imports Starlette)."""
     from starlette.applications import Starlette
     from starlette.concurrency import run_in_threadpool
@@ -244,7 +248,8 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def make_server(service: TablebaseService, sock: socket.socket, access_log: bool = False):
+def make_server(service: TablebaseService, sock: socket.socket,
+                access_log: bool = False) -> uvicorn.Server:
     """A uvicorn server for ``service`` on ``sock``: ``server.run(sockets=[sock])`` serves
     until ``server.should_exit`` is set (or SIGINT/SIGTERM in the main thread)."""
     import uvicorn
@@ -285,7 +290,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def register_serve(actions: argparse._SubParsersAction) -> None:
+def register_serve(actions: argparse._SubParsersAction[Any]) -> None:
     """Add ``serve`` to the ``tb`` group (``actions``: its ACTION subparsers)."""
     from tablebases.cli import add_tables_option
     from xiangqi.cli import whole_number

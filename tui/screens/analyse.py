@@ -75,7 +75,7 @@ class AnalyseScreen(StudioScreen[None]):
         self._line: list[Move] = []
         self._ply = 0
         self.rules = "chinese"      # the repetition rule set: chinese or asian
-        self._announced: tuple | None = None
+        self._announced: tuple[object, ...] | None = None
         self._solver_mode: str | None = None   # a catalogue entry's, for the solver panel
 
     def compose(self) -> ComposeResult:

@@ -46,7 +46,7 @@ from puzzles.sheet import heading
 from puzzles.verification import TABLE_DRAW
 from xiangqi import BLACK, Board, Move
 from xiangqi.notation import write_move
-from xiangqi.output import MissingExtraError
+from xiangqi.output import JsonObject, MissingExtraError
 
 from ..diagram_export import export_diagram
 from ..services import Material
@@ -137,7 +137,7 @@ def entry_length(entry: Entry, long: bool = False) -> str:
     return f"mate in {entry.moves}"
 
 
-class ResultsTable(DataTable):
+class ResultsTable(DataTable[str]):
     """The catalogue's results: Right and Left scroll sideways by a whole column."""
 
     BINDINGS = [
@@ -320,7 +320,7 @@ class CatalogueScreen(StudioScreen[None]):
 
     # -- querying ----------------------------------------------------------------------------
 
-    def filters(self) -> dict:
+    def filters(self) -> JsonObject:
         """The keyword arguments of :func:`puzzles.catalogue.query` the widgets ask for."""
         def chosen(selector: str) -> str | None:
             value = self.query_one(selector, Select).value

@@ -39,6 +39,7 @@ from solver.practice import DrawMoveEvaluation, DrawPractice, PracticeError
 from solver.search import Limits
 from xiangqi import Board, Move
 from xiangqi.notation import write_move
+from xiangqi.output import JsonObject
 
 from ..services import Tablebase, tables_if_any
 from ..settings import Settings
@@ -60,7 +61,7 @@ ENDINGS = {"repetition": "by repetition", "natural limit": "by the natural limit
            "table": "by the table"}
 
 
-def catalogue_traps(items: list[dict]) -> list[Trap]:
+def catalogue_traps(items: list[JsonObject]) -> list[Trap]:
     """The catalogue's traps (ICCS dicts of :func:`puzzles.catalogue.draw_analysis`) as the
     practice takes them.
 

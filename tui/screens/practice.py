@@ -27,6 +27,7 @@ import sqlite3
 import threading
 from collections.abc import Callable
 from functools import partial
+from typing import Any
 
 import sqlite_utils
 from textual import on, work
@@ -175,7 +176,7 @@ class PracticeBase(StudioScreen[None]):
         except (CatalogueError, sqlite3.Error):
             self.db = None
 
-    def _record(self, **counts) -> None:
+    def _record(self, **counts: Any) -> None:
         """Add to the entry's progress in the catalogue (see
         :func:`puzzles.catalogue.record_progress`); a failure is shown, not raised."""
         if self.db is None or self.entry is None:
@@ -255,7 +256,8 @@ class PracticeBase(StudioScreen[None]):
         """The session's position (the user is to move in it)."""
         practice = getattr(self, "practice", None)
         assert practice is not None, "no practice session yet"
-        return practice.board
+        board: Board = practice.board
+        return board
 
     def _show_position(self, board: Board, moves: list[Move]) -> None:
         """The board, the moves played from the start and the status line at ``board``."""

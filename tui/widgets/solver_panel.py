@@ -39,6 +39,7 @@ from ..services import (
     SolverError,
     SolveResult,
     SoundnessReport,
+    Tablebase,
     TablebaseError,
     analyse_draw,
     default_bound,
@@ -467,13 +468,14 @@ class SolverPanel(Widget, can_focus=True):
         self._redraw()
         return hook
 
-    def _open_tables(self):
+    def _open_tables(self) -> Tablebase | None:
         """The tablebase for the search's leaves, or None where there are no tables."""
         tablebase = tables_if_any(self.tables)
         return tablebase if tablebase is not None and tablebase.materials() else None
 
     @work(thread=True, exclusive=True, group=SEARCH_GROUP, exit_on_error=False)
-    def _solve_in_thread(self, solver: Solver, max_moves: int, tablebase) -> SolveResult:
+    def _solve_in_thread(self, solver: Solver, max_moves: int,
+                         tablebase: Tablebase | None) -> SolveResult:
         try:
             return solver.run(max_moves)
         finally:

@@ -177,7 +177,7 @@ class _BuildTracker:
             f"{duration_text(remaining, approximate=True)} left (re-estimated)"))
 
 
-class RankedMoves(DataTable):
+class RankedMoves(DataTable[str]):
     """The ranked moves, where one click on a row plays its move (a plain DataTable's click
     on a row that is not highlighted only moves the cursor there)."""
 
