@@ -26,6 +26,12 @@ from pathlib import Path
 from puzzles.paths import default_database
 from tablebases.paths import default_directory
 
+# Nodes between the solver's progress calls in the interactive front ends (the studio's
+# panels and practice, the engine): the search holds the GIL in between, so calls this often
+# (the search's finest step) keep the screen and the keys responsive and let a cancel stop it
+# within milliseconds.
+INTERACTIVE_PROGRESS_NODES = 4096
+
 
 class SettingsError(ValueError):
     """A setting that names something unusable; the message says what and how to fix it."""

@@ -86,7 +86,7 @@ from xiangqi import (
 )
 from xiangqi.notation import why_illegal
 
-from ..settings import Settings
+from ..settings import INTERACTIVE_PROGRESS_NODES, Settings
 
 PROTOCOLS = ("uci", "ucci")
 ENGINE_NAME = "XQ Studio"
@@ -98,7 +98,6 @@ ENGINE_AUTHOR = "the XQ Studio authors"
 DEFAULT_HASH_MB = 32
 MAX_HASH_MB = 65536
 UCCI_MATE = 10000               # a UCCI mate score: UCCI_MATE - plies (ElephantEye's scale)
-PROGRESS_NODES = 4096           # solver progress calls: the GIL is let go this often
 INFO_EVERY = 1.0                # seconds between ``info nodes ...`` lines of a long search
 DEFAULT_MOVES_TO_GO = 30        # a clock without movestogo is shared over this many moves
 MIN_BUDGET = 0.05               # seconds: the least a timed search gets
@@ -870,7 +869,7 @@ class SearchThread(threading.Thread):
             fill = math.ceil(math.log2(seconds * 4 * NODES_PER_SECOND))
             self.table_bits = min(self.table_bits, max(16, fill))
         limits = Limits(nodes=request.nodes, seconds=seconds, table_bits=self.table_bits,
-                        progress_nodes=PROGRESS_NODES)
+                        progress_nodes=INTERACTIVE_PROGRESS_NODES)
         tablebase = self.tablebase()
         how = "every move a check" if mode == Mode.CHECKS else "quiet moves allowed"
         try:

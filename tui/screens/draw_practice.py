@@ -42,12 +42,11 @@ from xiangqi.notation import write_move
 from xiangqi.output import JsonObject
 
 from ..services import Tablebase, tables_if_any
-from ..settings import Settings
+from ..settings import INTERACTIVE_PROGRESS_NODES, Settings
 from ..widgets.board import BoardView
 from ..widgets.move_list import MoveList
 from ..widgets.status_line import SIDE_NAMES
 from .practice import (
-    PROGRESS_NODES,
     SEARCH_SECONDS,
     TABLE_BITS,
     PracticeBase,
@@ -142,7 +141,7 @@ class DrawPracticeScreen(PracticeBase):
             practice = DrawPractice(self.start, tablebase=self._tablebase, line=line,
                                     traps=traps, progress=self._stop_requested,
                                     limits=Limits(seconds=SEARCH_SECONDS, table_bits=TABLE_BITS,
-                                                  progress_nodes=PROGRESS_NODES))
+                                                  progress_nodes=INTERACTIVE_PROGRESS_NODES))
         except PracticeError as error:
             return partial(self._say, f"This position cannot be practised: {error}.", "bad")
         return partial(self._session_opened, practice)

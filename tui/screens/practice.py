@@ -47,7 +47,7 @@ from xiangqi.notation import write_line, write_move
 from xiangqi.pieces import CHINESE_PIECES
 
 from ..repetition import announce, judge, status_note
-from ..settings import Settings
+from ..settings import INTERACTIVE_PROGRESS_NODES, Settings
 from ..widgets.board import BoardView
 from ..widgets.move_list import MoveList
 from ..widgets.status_line import SIDE_NAMES, StatusLine
@@ -55,9 +55,6 @@ from .studio_screen import StudioScreen
 
 SEARCH_SECONDS = 10.0
 """Time for each question to the solver (judge a move, defend, hint, solve the start)."""
-# Progress hook calls every 4,096 nodes: the search holds the GIL in between, so this keeps
-# the keys responsive, and a cancelled session stops within milliseconds.
-PROGRESS_NODES = 4096
 TABLE_BITS = 20            # a 32 MB transposition table per session
 THINKING_GROUP = "practice-thinking"
 REFUTATION_SHOWN_SECONDS = 2.0
@@ -385,7 +382,7 @@ class PracticeScreen(PracticeBase):
             try:
                 practice = Practice(self.start, mode=mode, progress=self._stop_requested,
                                     limits=Limits(seconds=SEARCH_SECONDS, table_bits=TABLE_BITS,
-                                                  progress_nodes=PROGRESS_NODES))
+                                                  progress_nodes=INTERACTIVE_PROGRESS_NODES))
             except PracticeError as error:
                 problems.append(f"{MODE_TITLES[mode]}: {error}")
             else:

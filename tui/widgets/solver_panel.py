@@ -49,6 +49,7 @@ from ..services import (
     tables_if_any,
     verify,
 )
+from ..settings import INTERACTIVE_PROGRESS_NODES
 
 SEARCH_GROUP = "solver-search"
 MODE_NAMES = {"checks": "连照 continuous check", "any": "any moves", "draw": "和 draw study"}
@@ -59,9 +60,6 @@ MODE_CYCLE = {"checks": "any", "any": "draw", "draw": "checks"}
 def field_bound(mode: str) -> int:
     """The bound a search of ``mode`` uses when the max-moves field is empty."""
     return DEFAULT_DRAW_BOUND if mode == "draw" else DEFAULT_MAX_MOVES[mode]
-# Progress hook calls every 4,096 nodes (the search's finest step): the search holds the GIL
-# in between, so this keeps the screen and the keys responsive while it runs.
-PROGRESS_NODES = 4096
 
 
 class _SearchProgress(Message, bubble=False):
@@ -435,7 +433,7 @@ class SolverPanel(Widget, can_focus=True):
         return float(max(value, 0))
 
     def _limits(self) -> Limits:
-        return Limits(seconds=self.budget_seconds(), progress_nodes=PROGRESS_NODES)
+        return Limits(seconds=self.budget_seconds(), progress_nodes=INTERACTIVE_PROGRESS_NODES)
 
     def _max_moves(self) -> int | None:
         """The max-moves field, or None when it is empty or not a positive number."""
