@@ -25,6 +25,7 @@ VARIANT = "xiangqi"
 BOOK = Path(__file__).resolve().parent.parent / "puzzles" / "data" / "shiqingyaqu551.fen"
 KRKA_WIN = "3k5/4a4/9/9/9/9/9/9/9/4K3R w - - 0 1"       # Red wins (table KRKA)
 KAK_DRAW = "3k5/9/9/9/9/9/9/9/4A4/4K4 w - - 0 1"        # a draw (table KAK)
+QUIET_MATE_IN_11 = "2bk1aN2/1R7/3a5/9/9/9/C7C/1p7/1np2p1r1/4K4 w - - 0 1"   # 《适情雅趣》 No. 195
 KRKAA_MATE3 = "3ak4/4a4/9/9/9/9/9/9/9/3K4R w - - 0 1"   # no table built: mate in 3 (solver)
 # 《适情雅趣》 No. 4: no mate is found for a long while, so a search is running when stop comes.
 HARD = re.findall(r'\[FEN "([^"]+)"\]',
@@ -109,6 +110,7 @@ def test_uci_handshake_names_the_engine_and_its_options(tables):
     assert any(line.startswith("option name Hash type spin") for line in lines)
     assert f"option name TablebasePath type string default {tables}" in lines
     assert "option name MateMode type combo default any var any var checks" in lines
+    assert "option name Threads type spin default 1 min 1 max 64" in lines
     session.send("setoption name UCI_Variant value xiangqi")
     session.send("setoption name Hash value 16")
     session.send("isready")
@@ -474,3 +476,14 @@ def test_a_gui_that_goes_away_mid_search_ends_the_engine(tables):
     process.stdin.close()
     assert process.wait(timeout=REPLY_SECONDS) == 0
     assert "Traceback" not in process.stderr.read()
+
+
+def test_threads_two_processes_find_the_quiet_mate(uci):
+    """``setoption name Threads value 2``: the search runs on two processes and answers as
+    one does (《适情雅趣》 No. 195, a quiet-move mate in 11); a bad value is refused."""
+    uci.send("setoption name Threads value 2")
+    lines, best, pv = search(uci, f"position fen {QUIET_MATE_IN_11}", "go mate 11 nodes 2000000")
+    assert score_of(lines) == "mate 11" and len(pv) == 21
+    assert_legal_line(QUIET_MATE_IN_11, pv)
+    uci.send("setoption name Threads value 65")
+    assert "between 1 and 64" in uci.until("info string")[-1]

@@ -56,6 +56,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from solver import MAX_THREADS
 from solver.search import (
     DEFAULT_MAX_MOVES,
     MAX_MOVES_BOUND,
@@ -109,7 +110,8 @@ QUIT_WAIT = 0.1                 # seconds ``quit`` and the end of input give a s
 POLL = 0.01                     # seconds between looks at a search that commands wait for
 URGENT = ("isready", "stop", "quit")   # carried out at once, even with commands held back
 # The options a running search uses: they cannot change until it is over.
-SEARCH_OPTIONS = frozenset({"hash", "hashsize", "tablebasepath", "egtbpaths", "tables"})
+SEARCH_OPTIONS = frozenset({"hash", "hashsize", "tablebasepath", "egtbpaths", "tables",
+                            "threads"})
 
 # For the fallback move only (the material rule): rook 9, cannon and horse 4, ...
 _MATERIAL = {KING: 0, ADVISOR: 2, ELEPHANT: 2, HORSE: 4, ROOK: 9, CANNON: 4.5, PAWN: 1}
@@ -367,6 +369,7 @@ class Engine:
         # The GUI's TablebasePath option changes it (None: no tables); the settings do not.
         self.tables: Path | None = settings.tables
         self.hash_mb = DEFAULT_HASH_MB
+        self.threads = 1                  # processes of a search (solver.parallel)
         self.mate_mode: str = Mode.ANY
         self.millis = False
         self._tablebase: Tablebase | None = None
@@ -470,6 +473,7 @@ class Engine:
                      "option name UCI_Variant type combo default xiangqi var xiangqi",
                      f"option name Hash type spin default {DEFAULT_HASH_MB} min 1 "
                      f"max {MAX_HASH_MB}",
+                     f"option name Threads type spin default 1 min 1 max {MAX_THREADS}",
                      f"option name TablebasePath type string default {tables}",
                      "option name MateMode type combo default any var any var checks",
                      "uciok"]
@@ -478,6 +482,7 @@ class Engine:
                      "option usemillisec type check default false",
                      f"option hashsize type spin min 1 max {MAX_HASH_MB} "
                      f"default {DEFAULT_HASH_MB}",
+                     f"option threads type spin min 1 max {MAX_THREADS} default 1",
                      f"option egtbpaths type string default {tables}",
                      "option matemode type combo var any var checks default any",
                      "ucciok"]
@@ -542,11 +547,17 @@ class Engine:
                 raise CommandError(f"usemillisec must be true or false, not {value!r}")
             self.millis = value.lower() == "true"
         elif key == "threads":
-            self.send("info string Threads ignored: the df-pn solver searches in one thread")
+            try:
+                threads = int(value)
+            except ValueError:
+                raise CommandError(f"{name} needs a whole number, not {value!r}") from None
+            if not 1 <= threads <= MAX_THREADS:
+                raise CommandError(f"{name} must be between 1 and {MAX_THREADS}, not {threads}")
+            self.threads = threads
         else:
-            raise CommandError(f"no option {name!r} (options: UCI_Variant, Hash, "
-                               "TablebasePath, MateMode; UCCI: hashsize, egtbpaths, matemode, "
-                               "usemillisec)")
+            raise CommandError(f"no option {name!r} (options: UCI_Variant, Hash, Threads, "
+                               "TablebasePath, MateMode; UCCI: hashsize, threads, egtbpaths, "
+                               "matemode, usemillisec)")
 
     def cmd_position(self, words: list[str]) -> None:
         if not words:
@@ -714,6 +725,7 @@ class SearchThread(threading.Thread):
         # What the search uses of the options, as they are at go: setoption goes on.
         self.table_bits = self.hash_bits = engine.table_bits
         self.mate_mode = engine.mate_mode
+        self.threads = engine.threads
         self.tables_failed = False            # a table error was reported: no tables now
         self.started = time.perf_counter()
         self.last_info = self.started
@@ -869,7 +881,7 @@ class SearchThread(threading.Thread):
             fill = math.ceil(math.log2(seconds * 4 * NODES_PER_SECOND))
             self.table_bits = min(self.table_bits, max(16, fill))
         limits = Limits(nodes=request.nodes, seconds=seconds, table_bits=self.table_bits,
-                        progress_nodes=INTERACTIVE_PROGRESS_NODES)
+                        progress_nodes=INTERACTIVE_PROGRESS_NODES, threads=self.threads)
         tablebase = self.tablebase()
         how = "every move a check" if mode == Mode.CHECKS else "quiet moves allowed"
         try:
