@@ -1157,7 +1157,7 @@ cdef class Search:
     def _run(self, bint or_node, int remaining, int order):
         """Iterate MID at the root until it is solved, a limit stops it, or it stalls."""
         cdef uint32_t pn = 1, dn = 1
-        cdef int length = 0, verdict
+        cdef int length = 0, verdict, attempt
         cdef bint tainted
         cdef long long before
         if not 1 <= order <= FULL_WIDTH:
@@ -1183,27 +1183,22 @@ cdef class Search:
             return PROVEN, length
         if verdict == LEAF_FAILS:
             return DISPROVEN, None
-        while pn != 0 and dn != 0 and not self.stopped:
-            before = self.nodes
-            self.mid(or_node, remaining, order, False, INF, INF, &pn, &dn, &length, &tainted)
-            if self.nodes == before:
+        for attempt in range(2):
+            while pn != 0 and dn != 0 and not self.stopped:
+                before = self.nodes
+                self.mid(or_node, remaining, order, False, INF, INF, &pn, &dn, &length,
+                         &tainted)
+                if self.nodes == before:
+                    break
+            if attempt == 1 or pn == 0 or dn == 0 or self.worker != 0 or \
+                    self.control == NULL or not xq_load_flag(&self.control.solved):
                 break
-        if pn != 0 and dn != 0 and self.worker == 0 and self.control != NULL and (
-                xq_load_flag(&self.control.solved)):
-            # A helper solved the root and stored the result: one expansion of the root reads
-            # it from the shared table (searching on, within this worker's own limits, what
-            # has been overwritten since).
+            # A helper solved the root and stored the result: one more expansion of the root
+            # reads it from the shared table (searching on, within this worker's own limits,
+            # what has been overwritten since).
             self.stopped = 0
             self.ignore_helpers = True
-            try:
-                while pn != 0 and dn != 0 and not self.stopped:
-                    before = self.nodes
-                    self.mid(or_node, remaining, order, False, INF, INF, &pn, &dn, &length,
-                             &tainted)
-                    if self.nodes == before:
-                        break
-            finally:
-                self.ignore_helpers = False
+        self.ignore_helpers = False
         if pn == 0:
             return PROVEN, length
         if dn == 0:
