@@ -49,6 +49,21 @@ def test_a_cheap_minimality_is_proven():
     assert Solver(Board(fen), "any", Limits()).nodes_left() is None   # no budget: always run
 
 
+@pytest.mark.slow
+def test_a_measuring_search_that_runs_out_does_not_give_up_the_minimality():
+    """No. 46: mate in 12 at order 2 in about 350,000 nodes.  The full-width search at 10 moves
+    that the estimate for 11 needs runs out of its tenth of the budget; 11 moves are searched
+    all the same (about 310,000 nodes) and the mate is proven shortest (it came out "mate
+    within 12" with 2.2 M of its 3 M nodes unused when a run-out meant "out of reach")."""
+    fen = shiqingyaqu()[45]
+    solver = Solver(Board(fen), "any", Limits(nodes=3_000_000))
+    result = solver.run(30)
+    assert (result.verdict, result.length, result.exact) == ("mate", 12, True)
+    assert result.minimality_skip is None
+    assert 10 not in solver.full_width_nodes and 11 in solver.full_width_nodes
+    assert replay(fen, result.main_line).is_checkmate()
+
+
 def test_a_minimality_estimated_beyond_the_budget_is_left_out():
     """No. 228: mate in 17 at order 2 in about 660,000 nodes.  With the full-width searches
     at 6 and 10 moves measured as if they grew 10,000-fold, 16 moves are not tried."""
