@@ -184,6 +184,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
             if result.verdict == Verdict.MATE else None,
             "main_line": [m.iccs() for m in result.main_line], "main_line_text": line,
             "line_complete": result.line_complete,
+            "line_shorter_than_mate": result.line_shorter_than_mate,
             "nodes": result.nodes, "seconds": round(result.seconds, 3),
             "tb_leaves": result.tb_leaves, "threat_tests": result.threat_tests,
             "table_moves": result.table_moves, "interrupted": progress.cancelled,
@@ -211,6 +212,9 @@ def cmd_solve(args: argparse.Namespace) -> int:
         if not result.line_complete:
             print("Main line: not extracted within the budget" +
                   ("; its first moves:" if line else ""))
+        elif result.line_shorter_than_mate:
+            print(f"Main line: a mate in {(len(result.main_line) + 1) // 2} against a defence "
+                  f"that is not the longest (the longest was not extracted)")
         if line:
             print(_numbered(line, board.turn))
     elif result.verdict == Verdict.NO_MATE:

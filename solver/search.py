@@ -195,6 +195,14 @@ class SolveResult:
         return None if self.length is None else 2 * self.length - 1
 
     @property
+    def line_shorter_than_mate(self) -> bool:
+        """An exact mate whose complete main line mates sooner than ``length``: its defence is
+        not the longest (the line is still a forced mate; the solver extracted it twice, the
+        second time with an emptied table, see :meth:`Solver.line_within_reserve`)."""
+        return (self.verdict == Verdict.MATE and self.exact and self.line_complete
+                and self.plies is not None and 0 < len(self.main_line) < self.plies)
+
+    @property
     def nodes_per_second(self) -> float:
         return self.nodes / self.seconds if self.seconds > 0 else 0.0
 
@@ -733,6 +741,15 @@ class Solver:
             self._follow_stored_proof = not exact
             try:
                 line = self.main_line(length, exact=exact)
+                if exact and self.line_complete(line) and len(line) < 2 * length - 1:
+                    # An exact mate's line that mates sooner took a defence that is not the
+                    # longest: a table entry proved along another move order, whose history
+                    # (the repetitions it forbids) is not this line's, read as this
+                    # position's (No. 310: mate in 12, a line of 11 moves).  Extracted
+                    # again with the table emptied, every value is searched along the
+                    # line itself.
+                    self.search.clear_table()
+                    line = self.main_line(length, exact=exact)
             finally:
                 self._follow_stored_proof = False
             if self.line_complete(line):

@@ -11,7 +11,7 @@ import pytest
 
 from solver import Limits
 from solver.search import MinimalitySkip, Solver
-from xiangqi import Board
+from xiangqi import Board, Move
 
 XQSTUDIO = str(Path(sys.executable).with_name("xqstudio"))
 BOOK = Path(__file__).parent.parent / "puzzles" / "data" / "shiqingyaqu551.fen"
@@ -62,6 +62,31 @@ def test_a_measuring_search_that_runs_out_does_not_give_up_the_minimality():
     assert result.minimality_skip is None
     assert 10 not in solver.full_width_nodes and 11 in solver.full_width_nodes
     assert replay(fen, result.main_line).is_checkmate()
+
+
+@pytest.mark.slow
+def test_an_exact_mate_comes_with_the_longest_defence():
+    """No. 310: mate in 12, proved shortest within 3 M nodes.  The line's first extraction
+    mated in 11: at the 12th ply it read a table entry proved along another move order (the
+    rook's checks f1e1/e1f1 repeat differently there) and took d8d7, after which Red mates in
+    5, for f1e1, after which he needs 6.  Extracted again with the table emptied, the line
+    has the 23 plies of the mate."""
+    fen = shiqingyaqu()[309]
+    text = subprocess.run([XQSTUDIO, "problem", "solve", fen, "--nodes", "3000000",
+                           "--no-tables", "--json"], capture_output=True, text=True,
+                          timeout=300)
+    document = json.loads(text.stdout)
+    assert (document["verdict"], document["moves"], document["exact"]) == ("mate", 12, True)
+    line = [Move.from_iccs(move) for move in document["main_line"]]
+    assert len(line) == 23 and document["line_shorter_than_mate"] is False
+    assert document["main_line"][:12] == \
+        "h5h9 e7g9 h9g9 e8f9 d2d9 e9d9 g9f9 d9d8 f9e9 e1f1 f0e0 f1e1".split()
+    assert replay(fen, line).is_checkmate()
+    # The defence the first extraction took is mated in 5 (a mate of 11 in all).
+    board = replay(fen, line[:11])
+    board.push_iccs("d8d7")
+    shorter = Solver(board, "any", Limits(nodes=1_000_000)).run(5)
+    assert (shorter.verdict, shorter.length) == ("mate", 5)
 
 
 def test_a_minimality_estimated_beyond_the_budget_is_left_out():
