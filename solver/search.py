@@ -264,6 +264,9 @@ class Solver:
         # Lines finished after the budget ran out take the stored proof's move first (no
         # search) instead of the first mating move in ICCS order.
         self._follow_stored_proof = False
+        # Set while a main line is extracted again: the table is emptied before each defence
+        # is chosen (see :meth:`line_within_reserve`).
+        self._fresh_defences = False
         # The alpha-beta proposer (see :meth:`_propose`): run once, at the root's first query.
         self._finder: MateFinder | None = None
         self.proposed_length: int | None = None  # the mate it proposed (not a proof)
@@ -637,6 +640,8 @@ class Solver:
                 if found > longest:
                     longest, chosen = found, reply
             return chosen, longest
+        if self._fresh_defences:
+            self.search.clear_table()
         while remaining >= 1:
             for reply in replies:
                 board.push_unchecked(reply)
@@ -752,12 +757,14 @@ class Solver:
                     # longest: a table entry proved along another move order, whose history
                     # (the repetitions it forbids) is not this line's, read as this
                     # position's (No. 310: mate in 12, a line of 11 moves).  Extracted
-                    # again with the table emptied, every value is searched along the
-                    # line itself.
-                    self.search.clear_table()
+                    # again with the table emptied at every defence, each defence's values
+                    # are searched along the line itself (emptied once, the searches of the
+                    # line's first moves stored such an entry again: No. 310 with tables).
+                    self._fresh_defences = True
                     line = self.main_line(length, exact=exact)
             finally:
                 self._follow_stored_proof = False
+                self._fresh_defences = False
             if self.line_complete(line):
                 return line
         progress = self.search.progress
