@@ -203,7 +203,8 @@ class SolveResult:
     def line_shorter_than_mate(self) -> bool:
         """An exact mate whose complete main line mates sooner than ``length``: its defence is
         not the longest (the line is still a forced mate; the solver extracted it twice, the
-        second time with an emptied table, see :meth:`Solver.line_within_reserve`)."""
+        second time emptying the table before each defence, see
+        :meth:`Solver.line_within_reserve`)."""
         return (self.verdict == Verdict.MATE and self.exact and self.line_complete
                 and self.plies is not None and 0 < len(self.main_line) < self.plies)
 
