@@ -213,7 +213,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
             print("Main line: not extracted within the budget" +
                   ("; its first moves:" if line else ""))
         elif result.line_shorter_than_mate:
-            print(f"Main line: a mate in {(len(result.main_line) + 1) // 2} against a defence "
+            print(f"Main line: a mate in {result.line_moves} against a defence "
                   f"that is not the longest (the longest was not extracted)")
         if line:
             print(_numbered(line, board.turn))

@@ -200,6 +200,11 @@ class SolveResult:
         return None if self.length is None else 2 * self.length - 1
 
     @property
+    def line_moves(self) -> int:
+        """The attacker's moves in ``main_line`` (the mate it shows, if it ends in one)."""
+        return (len(self.main_line) + 1) // 2
+
+    @property
     def line_shorter_than_mate(self) -> bool:
         """An exact mate whose complete main line mates sooner than ``length``: its defence is
         not the longest (the line is still a forced mate; the solver extracted it twice, the

@@ -703,8 +703,7 @@ class SolverPanel(Widget, can_focus=True):
         if self.analysis is not None:
             title = "Drawing line" if self.analysis.line is not None else "The win"
         elif self.result is not None and self.result.line_shorter_than_mate:
-            title = (f"Main line (a mate in {(len(self.line) + 1) // 2}: not the longest "
-                     "defence)")
+            title = f"Main line (a mate in {self.result.line_moves}: not the longest defence)"
         text = Text(title, style="bold")
         text.append(f"  step {self.step}/{len(self.line)} \u00b7 . , step; g, Enter or a "
                     "click plays\n", style="dim")
