@@ -70,9 +70,12 @@ bench: $(STAMP)
 	$(PY) benchmarks/run_all.py
 
 # The manual (docs/) as a static site in site/, with MkDocs from the `docs` extra (installed
-# here on first use; `make test` does not need it).  docs/cli.md is regenerated first.
+# here on first use, MkDocs alone: reinstalling the project would recompile it).  docs/cli.md
+# is regenerated first.  tests/test_docs.py builds the same site strictly.
+DOCS_REQUIREMENTS = $(PY) -c "import tomllib; print(*tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['docs'])"
+
 docs: $(STAMP)
-	$(PY) -c "import mkdocs" 2>/dev/null || $(PY) -m pip install --quiet -e '.[docs]'
+	$(PY) -c "import mkdocs" 2>/dev/null || $(PY) -m pip install --quiet $$($(DOCS_REQUIREMENTS))
 	$(PY) -m tui.cli_reference > docs/cli.md
 	$(PY) -m mkdocs build --strict
 

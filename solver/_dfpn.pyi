@@ -16,6 +16,7 @@ UNKNOWN: Literal["unknown"]
 FULL: int           # the full-width "order": every legal attacker move
 MAX_ORDER: int      # the highest λ order a search may be asked for
 MAX_THREADS: int    # the most processes of one parallel search (solver.parallel)
+ENTRY_BYTES: int    # bytes of one transposition-table entry
 
 _Status = Literal["proven", "disproven", "unknown"]
 

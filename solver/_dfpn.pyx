@@ -71,6 +71,7 @@ UNKNOWN = "unknown"
 FULL = FULL_WIDTH
 MAX_ORDER = MAX_LAMBDA_ORDER
 MAX_THREADS = MAX_WORKERS
+ENTRY_BYTES = sizeof(Entry)
 
 
 # Intermediate (pn, dn) pairs are stored under the key mixed with the number of attacker

@@ -157,6 +157,10 @@ def cmd_solve(args: argparse.Namespace) -> int:
     board = read_board(args.fen, args)
     if board is None:
         return 1
+    try:
+        limits = _limits(args)
+    except SolverError as error:        # e.g. a table larger than the memory available
+        return fail(args, str(error))
     progress = LiveProgress(args.json)
     progress.entries = 1 << args.table_bits
     mode = Mode.CHECKS if args.checks else Mode.ANY
@@ -164,7 +168,6 @@ def cmd_solve(args: argparse.Namespace) -> int:
     if failed is not None:
         return failed
     tablebase = _open_tables(args)
-    limits = _limits(args)
     try:
         with _interruptible(progress, tablebase):
             solver = Solver(board, mode, limits, tablebase, progress)
@@ -247,10 +250,13 @@ def cmd_refute(args: argparse.Namespace) -> int:
     board = read_board(args.fen, args)
     if board is None:
         return 1
+    try:
+        limits = _limits(args)
+    except SolverError as error:        # e.g. a table larger than the memory available
+        return fail(args, str(error))
     progress = LiveProgress(args.json)
     progress.entries = 1 << args.table_bits
     tablebase = _open_tables(args)
-    limits = _limits(args)
     with _interruptible(progress, tablebase):
         refutation = refute(board, args.max_moves or DEFAULT_REFUTATION_MOVES, tablebase,
                             limits, progress)
@@ -299,13 +305,16 @@ def cmd_verify(args: argparse.Namespace) -> int:
     board = read_board(args.fen, args)
     if board is None:
         return 1
+    try:
+        limits = _limits(args)
+    except SolverError as error:        # e.g. a table larger than the memory available
+        return fail(args, str(error))
     failed = _build_root_table(args, board)
     if failed is not None:
         return failed
     tablebase = _open_tables(args)
     # After Ctrl-C the report says what was established before it.
     progress = LiveProgress(args.json)
-    limits = _limits(args)
     try:
         with _interruptible(progress, tablebase):
             report = verify(board, args.stipulation, args.moves, args.line,
@@ -424,6 +433,10 @@ def cmd_draw(args: argparse.Namespace, bound: int | None, line: str | None = Non
     board = read_board(args.fen, args)
     if board is None:
         return 1
+    try:
+        limits = _limits(args, draw=True)
+    except SolverError as error:        # e.g. a table larger than the memory available
+        return fail(args, str(error))
     building = args.build_tables and not args.no_tables
     if building:
         failed = _build_missing(args, [table_need(board, args.tables, args.threads)])
@@ -436,7 +449,7 @@ def cmd_draw(args: argparse.Namespace, bound: int | None, line: str | None = Non
         try:
             with _interruptible(progress, tablebase):
                 analysis = analyse_draw(
-                    board, bound or DEFAULT_DRAW_BOUND, tablebase, _limits(args, draw=True),
+                    board, bound or DEFAULT_DRAW_BOUND, tablebase, limits,
                     args.rules, progress, phase=progress.set_phase, traps=not args.no_traps,
                     line=not args.no_line, trap_moves=args.trap_moves,
                     line_plies=args.line_plies, threads=args.threads)

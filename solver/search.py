@@ -14,10 +14,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from tablebases import MissingTableError
+from tablebases.build import available_memory
 from xiangqi import Board, Move
+from xiangqi.quantities import memory_text
 from xiangqi.rules import adjudicate, ruleset
 
-from ._dfpn import DISPROVEN, FULL, MAX_ORDER, MAX_THREADS, PROVEN, UNKNOWN, Search
+from ._dfpn import DISPROVEN, ENTRY_BYTES, FULL, MAX_ORDER, MAX_THREADS, PROVEN, UNKNOWN, Search
 from ._mate_ab import MAX_MATE_MOVES, MateFinder
 from .budget import Budget, within
 from .parallel import search_with_helpers
@@ -151,6 +153,9 @@ class Limits:
         if not low <= self.table_bits <= high:
             raise SolverError(f"table bits must be between {low} and {high}, "
                               f"not {self.table_bits}")
+        problem = table_memory_problem(self.table_bits)
+        if problem is not None:
+            raise SolverError(problem)
         if not 0 <= self.lambda_orders <= MAX_ORDER:
             raise SolverError(f"lambda orders must be between 0 and {MAX_ORDER}, "
                               f"not {self.lambda_orders}")
@@ -159,6 +164,25 @@ class Limits:
         if not 0 <= self.proposer_share <= MAX_PROPOSER_SHARE:
             raise SolverError(f"the proposer's share must be from 0 to {MAX_PROPOSER_SHARE}, "
                               f"not {self.proposer_share}")
+
+
+def table_bytes(table_bits: int) -> int:
+    """The memory of a transposition table of ``2**table_bits`` entries."""
+    return ENTRY_BYTES << table_bits
+
+
+def table_memory_problem(table_bits: int) -> str | None:
+    """Why a table of ``2**table_bits`` entries cannot be had (more than the memory the
+    machine has available), or None.  Refused up front: the allocation would fail with a
+    MemoryError, or succeed on an overcommitting system and be killed once filled."""
+    need, have = table_bytes(table_bits), available_memory()
+    if need <= have:
+        return None
+    fits = max((bits for bits in range(TABLE_BITS_RANGE[0], table_bits)
+                if table_bytes(bits) <= have), default=None)
+    most = f"at most {fits} table bits fit" if fits is not None else "no table fits"
+    return (f"table bits {table_bits}: a transposition table of 2^{table_bits} entries needs "
+            f"{memory_text(need)} of memory, and {memory_text(have)} is available ({most})")
 
 
 @dataclass

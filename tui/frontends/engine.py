@@ -65,9 +65,12 @@ from solver.search import (
     Solver,
     SolverError,
     SolveResult,
+    table_bytes,
+    table_memory_problem,
 )
 from solver.types import Mode, Verdict
 from tablebases import MissingTableError, TablebaseError, open_tablebase
+from tablebases.build import available_memory
 from tablebases.format import CorruptTableError
 from tablebases.material import Material
 from tablebases.probe import Tablebase, describe
@@ -86,6 +89,7 @@ from xiangqi import (
     square,
 )
 from xiangqi.notation import why_illegal
+from xiangqi.quantities import memory_text
 
 from ..settings import INTERACTIVE_PROGRESS_NODES, Settings
 
@@ -98,6 +102,22 @@ ENGINE_AUTHOR = "the XQ Studio authors"
 # more.
 DEFAULT_HASH_MB = 32
 MAX_HASH_MB = 65536
+
+
+def hash_table_bits(megabytes: int) -> int:
+    """The table bits of a Hash option of ``megabytes``: the most entries it holds."""
+    entries = megabytes * 2**20 // table_bytes(0)          # table_bytes(0): one entry
+    low, high = TABLE_BITS_RANGE
+    return max(low, min(high, entries.bit_length() - 1))
+
+
+def largest_hash_mb(megabytes: int) -> int:
+    """The largest Hash up to ``megabytes`` whose table the machine can give: the size of
+    the largest table that fits, at least 1."""
+    bits = hash_table_bits(megabytes)
+    while bits > TABLE_BITS_RANGE[0] and table_memory_problem(bits) is not None:
+        bits -= 1
+    return max(1, table_bytes(bits) // 2**20)
 UCCI_MATE = 10000               # a UCCI mate score: UCCI_MATE - plies (ElephantEye's scale)
 INFO_EVERY = 1.0                # seconds between ``info nodes ...`` lines of a long search
 DEFAULT_MOVES_TO_GO = 30        # a clock without movestogo is shared over this many moves
@@ -410,9 +430,7 @@ class Engine:
 
     @property
     def table_bits(self) -> int:
-        entries = self.hash_mb * 2**20 // 32
-        low, high = TABLE_BITS_RANGE
-        return max(low, min(high, entries.bit_length() - 1))
+        return hash_table_bits(self.hash_mb)
 
     # commands
     def handle(self, line: str) -> bool:
@@ -524,6 +542,14 @@ class Engine:
             if not 1 <= megabytes <= MAX_HASH_MB:
                 raise CommandError(f"{name} must be between 1 and {MAX_HASH_MB} MB, not "
                                    f"{megabytes}")
+            problem = table_memory_problem(hash_table_bits(megabytes))
+            if problem is not None:
+                # A GUI sets the advertised maximum unasked: the search it then starts must
+                # still run (and a table still answer), so the table is the largest that fits.
+                fits = largest_hash_mb(megabytes)
+                self.send(f"info string {name} {megabytes} MB is more than the memory "
+                          f"available ({memory_text(available_memory())}): {fits} MB used")
+                megabytes = fits
             self.hash_mb = megabytes
         elif key in ("tablebasepath", "egtbpaths", "tables"):
             if value in ("", "<empty>"):
@@ -755,8 +781,7 @@ class SearchThread(threading.Thread):
             answer = self.answer()
         except Exception as error:            # keep the GUI's game going
             self.engine.error(f"search failed: {type(error).__name__}: {error}")
-            answer = Answer(material_move(self.board, self.allowed)
-                            if self.board.has_legal_move() else None)
+            answer = self.fallback([]) if self.board.has_legal_move() else Answer(None)
         self.release.wait()
         self.report(answer)
 
@@ -880,11 +905,11 @@ class SearchThread(threading.Thread):
             # touch (see DEFAULT_HASH_MB): at most 4 entries per node it can visit.
             fill = math.ceil(math.log2(seconds * 4 * NODES_PER_SECOND))
             self.table_bits = min(self.table_bits, max(16, fill))
-        limits = Limits(nodes=request.nodes, seconds=seconds, table_bits=self.table_bits,
-                        progress_nodes=INTERACTIVE_PROGRESS_NODES, threads=self.threads)
         tablebase = self.tablebase()
         how = "every move a check" if mode == Mode.CHECKS else "quiet moves allowed"
         try:
+            limits = Limits(nodes=request.nodes, seconds=seconds, table_bits=self.table_bits,
+                            progress_nodes=INTERACTIVE_PROGRESS_NODES, threads=self.threads)
             try:
                 solver = Solver(board, mode, limits, tablebase, self.progress)
                 result = solver.run(bound)
@@ -913,7 +938,10 @@ class SearchThread(threading.Thread):
         if line[0] not in self.allowed:
             return self.fallback([f"the proven mate starts with {self.dialect.write(line[0])}, "
                                   "which is not among the moves allowed"])
-        notes = [f"proof: mate in {result.length} ({how}), {result.nodes:,} nodes"]
+        if result.table_moves is not None:      # the root's table answered: no search ran
+            notes = [f"table: mate in {result.length} ({how}), read from the tablebase"]
+        else:
+            notes = [f"proof: mate in {result.length} ({how}), {result.nodes:,} nodes"]
         bound = ""
         if not result.exact:
             notes.append(f"mate in at most {result.length}: a shorter one was not ruled out "
@@ -923,6 +951,12 @@ class SearchThread(threading.Thread):
         return Answer(line[0], score, line, notes, depth=len(line), bound=bound)
 
     def fallback(self, notes: list[str]) -> Answer:
+        """No proof: a table's answer where one covers the position (the solver may have
+        failed before reading it), else a move by the material rule, without a score."""
+        table = self.table_answer() if self.board.has_legal_move() else None
+        if table is not None:
+            table.notes[:0] = notes
+            return table
         move = material_move(self.board, self.allowed)
         notes = notes + [
             "no table covers this position and no proof decides it: no score; "

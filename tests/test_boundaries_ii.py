@@ -1,0 +1,116 @@
+"""The boundaries a second new-user trial met (issue 52), taken as a user takes them: a table
+size beyond the machine's memory, the engine's largest Hash, a table's answer to ``go mate``.
+Commands run as subprocesses (the console script next to this Python), so what is checked is
+what a user reads: the exit status, the message, the ``--json`` document."""
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from engine_session import EngineSession
+
+import tui.frontends.engine as engine_module
+from solver.search import Limits, SolverError, table_bytes, table_memory_problem
+from tablebases import open_tablebase
+from tablebases.build import available_memory, build
+from tui.frontends.engine import UCI, Engine, GoRequest, SearchThread, largest_hash_mb
+from xiangqi import Board
+from xiangqi.quantities import memory_text
+
+XQSTUDIO = str(Path(sys.executable).parent / "xqstudio")
+ROOK_MATE_IN_3 = "3ak4/4a4/9/9/9/9/9/9/9/3K4R w"            # K R vs K A A, mate in 3
+# The top of --table-bits' range: 2**34 entries of 32 bytes, 512 GiB.
+TOO_MANY_BITS = 34
+
+
+def xqstudio(*argv: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([XQSTUDIO, *argv], capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def rook_tables(tmp_path_factory) -> Path:
+    directory = tmp_path_factory.mktemp("krkaa")
+    build("KRKAA", directory, log=lambda line: None)
+    return directory
+
+
+def test_a_table_larger_than_the_memory_is_refused_by_the_library():
+    assert table_bytes(TOO_MANY_BITS) > available_memory()
+    problem = table_memory_problem(TOO_MANY_BITS)
+    assert problem is not None and "512.0 GiB" in problem
+    assert memory_text(available_memory()) in problem
+    with pytest.raises(SolverError, match="needs 512.0 GiB of memory"):
+        Limits(table_bits=TOO_MANY_BITS)
+    assert table_memory_problem(10) is None
+
+
+@pytest.mark.parametrize("command", [
+    ["problem", "solve", ROOK_MATE_IN_3],
+    ["problem", "verify", ROOK_MATE_IN_3],
+    ["problem", "refute", ROOK_MATE_IN_3.replace(" w", " b")],
+    ["problem", "solve", ROOK_MATE_IN_3, "--draw"],
+])
+def test_table_bits_beyond_the_memory_are_refused_cleanly(command, tmp_path):
+    for json_output in (False, True):
+        done = xqstudio(*command, "--table-bits", str(TOO_MANY_BITS), "--tables", str(tmp_path),
+                        *(["--json"] if json_output else []))
+        assert done.returncode == 1, done.stderr
+        assert "Traceback" not in done.stderr and "MemoryError" not in done.stderr
+        message = done.stderr.strip().splitlines()[-1]
+        assert message.startswith(f"error: table bits {TOO_MANY_BITS}: a transposition table")
+        assert "512.0 GiB of memory" in message and "available" in message
+        if json_output:
+            assert json.loads(done.stdout)["error"] == message.removeprefix("error: ")
+
+
+class Session(EngineSession):
+    reply_seconds = 60.0
+
+
+def test_the_engines_largest_hash_is_lowered_to_what_fits_and_the_table_answers(rook_tables):
+    fits = largest_hash_mb(engine_module.MAX_HASH_MB)
+    assert fits < engine_module.MAX_HASH_MB          # 64 GiB: more than these machines have
+    assert table_memory_problem(engine_module.hash_table_bits(fits)) is None
+    session = Session("--tables", str(rook_tables))
+    try:
+        session.send("uci")
+        session.until("uciok")
+        session.send(f"setoption name Hash value {engine_module.MAX_HASH_MB}")
+        session.send(f"position fen {ROOK_MATE_IN_3} - - 0 1", "go mate 3")
+        lines = session.until("bestmove")
+        session.send("quit")
+    finally:
+        session.process.wait(timeout=30)
+    assert f"info string Hash {engine_module.MAX_HASH_MB} MB is more than the memory " \
+           f"available" in lines[0] and lines[0].endswith(f": {fits} MB used")
+    assert not any("error" in line for line in lines), lines
+    assert "info string table: mate in 3 (quiet moves allowed), read from the tablebase" in lines
+    with open_tablebase(rook_tables) as tablebase:
+        board = Board(ROOK_MATE_IN_3)
+        best = [item.move for item in tablebase.ranked_moves(board)
+                if item.value == tablebase.ranked_moves(board)[0].value]
+    assert lines[-1].split()[1] in {UCI.write(move) for move in best}
+    assert " score mate 3 " in lines[-2]
+
+
+def test_a_search_that_fails_still_plays_the_tables_move(rook_tables, monkeypatch):
+    class FailingSolver:
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            raise MemoryError("cannot allocate a table")
+
+    monkeypatch.setattr(engine_module, "Solver", FailingSolver)
+    out = io.StringIO()
+    engine = Engine(out)
+    engine.tables = rook_tables
+    board = Board(ROOK_MATE_IN_3)
+    thread = SearchThread(engine, board, GoRequest(mate=3), [])
+    thread.run()
+    said = out.getvalue().splitlines()
+    assert said[0].startswith("info string error: search failed: MemoryError"), said
+    assert any(line.startswith("info string table: Red wins, mate in 3") for line in said), said
+    assert " score mate 3 " in said[-2] and said[-1].startswith("bestmove ")
+    engine.close_tables()
