@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import shlex
+import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -18,7 +22,7 @@ from solver.search import Limits, SolverError, table_bytes, table_memory_problem
 from tablebases import open_tablebase
 from tablebases.build import available_memory, build
 from tui.frontends.engine import UCI, Engine, GoRequest, SearchThread, largest_hash_mb
-from xiangqi import Board
+from xiangqi import STARTING_FEN, Board
 from xiangqi.quantities import memory_text
 
 XQSTUDIO = str(Path(sys.executable).parent / "xqstudio")
@@ -114,3 +118,69 @@ def test_a_search_that_fails_still_plays_the_tables_move(rook_tables, monkeypatc
     assert any(line.startswith("info string table: Red wins, mate in 3") for line in said), said
     assert " score mate 3 " in said[-2] and said[-1].startswith("bestmove ")
     engine.close_tables()
+
+
+class Tmux:
+    """The studio in a tmux terminal of its own (a private server socket): keys in, the
+    screen read back as a person sees it (``capture-pane``)."""
+
+    def __init__(self, socket: str, command: list[str], size: tuple[int, int]) -> None:
+        self.base = ["tmux", "-L", socket]
+        columns, lines = size
+        subprocess.run([*self.base, "new-session", "-d", "-s", "studio", "-x", str(columns),
+                        "-y", str(lines), shlex.join(command) + "; echo STUDIO-EXITED $?; "
+                        "sleep 60"], check=True)
+
+    def keys(self, *keys: str) -> None:
+        subprocess.run([*self.base, "send-keys", "-t", "studio", *keys], check=True)
+
+    def screen(self) -> str:
+        return subprocess.run([*self.base, "capture-pane", "-p", "-t", "studio"],
+                              capture_output=True, text=True, check=True).stdout
+
+    def wait_for(self, text: str, seconds: float = 30) -> float:
+        """Seconds until ``text`` is on the screen (AssertionError after ``seconds``)."""
+        start = time.monotonic()
+        while time.monotonic() - start < seconds:
+            if text in self.screen():
+                return time.monotonic() - start
+            time.sleep(0.1)
+        raise AssertionError(f"{text!r} not on the screen after {seconds} s:\n{self.screen()}")
+
+    def close(self) -> None:
+        subprocess.run([*self.base, "kill-server"], capture_output=True)
+
+
+@pytest.fixture
+def tmux(tmp_path, monkeypatch):
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed")
+    monkeypatch.setenv("XQSTUDIO_TABLES", str(tmp_path / "tables"))
+    monkeypatch.setenv("XQSTUDIO_CATALOGUE", str(tmp_path / "catalogue.sqlite"))
+    sessions: list[Tmux] = []
+
+    def start(*argv: str, size: tuple[int, int] = (120, 40)) -> Tmux:
+        session = Tmux(f"xqstudio-test-{os.getpid()}-{len(sessions)}", [XQSTUDIO, *argv], size)
+        sessions.append(session)
+        return session
+    yield start
+    for session in sessions:
+        session.close()
+
+
+@pytest.mark.slow
+def test_quitting_the_studio_during_a_search_ends_it_at_once(tmux):
+    """Analyse mode on the start position, the Solver tab, mode "any", ``s``, then ctrl+q:
+    the process is gone within seconds (it searched on, its screen blank, until the budget
+    ended: with budget 0 for ever)."""
+    studio = tmux("studio", "--fen", STARTING_FEN)
+    studio.wait_for("3 Solver")
+    studio.keys("3")
+    studio.wait_for("Solve (s)")
+    studio.keys("t")
+    studio.wait_for("Mode: any moves")
+    studio.keys("s")
+    studio.wait_for("nodes/s")
+    studio.keys("C-q")
+    assert studio.wait_for("STUDIO-EXITED 0", seconds=10) < 5
+    assert "Traceback" not in studio.screen()

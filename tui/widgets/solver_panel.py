@@ -294,6 +294,13 @@ class SolverPanel(Widget, can_focus=True):
         self._ready = True
         self._redraw()
 
+    def on_unmount(self) -> None:
+        # Quitting the studio: the search's thread must end with it.  Textual waits for its
+        # worker threads before the process exits, and a search left running would hold the
+        # process (its screen already blank) until the budget ends, or for ever without one.
+        if self.running:
+            self._cancel_search()
+
     # -- the host's side -------------------------------------------------------------------
 
     def show_position(self, board: Board) -> None:

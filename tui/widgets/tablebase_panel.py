@@ -296,6 +296,9 @@ class TablebasePanel(Widget, can_focus=True):
         self._refresh()
 
     def on_unmount(self) -> None:
+        # Quitting: a build stops at its next pass (it leaves no unfinished file), so that
+        # the process, which waits for its worker threads, ends.
+        self._cancel_build.set()
         self.tablebase.close()
 
     # -- the host's side -------------------------------------------------------------------
