@@ -39,6 +39,7 @@ from .search import (
     DEFAULT_PROPOSER_SHARE,
     DEFAULT_SEARCH_SECONDS,
     DEFAULT_TABLE_BITS,
+    LINE_RESERVE,
     MAX_MOVES_BOUND,
     MAX_PROPOSER_SHARE,
     TABLE_BITS_RANGE,
@@ -46,7 +47,9 @@ from .search import (
     Solver,
     SolverError,
     default_bound,
+    game_position_text,
     order_name,
+    search_ran_out_text,
 )
 from .types import DEFAULT_DRAW_BOUND, STIPULATIONS, DrawVerdict, Mode, Stipulation, Verdict
 
@@ -133,7 +136,8 @@ def budget_text(limits: Limits) -> str:
 
 
 def _budget_json(limits: Limits) -> JsonObject:
-    return {"seconds": limits.seconds, "nodes": limits.nodes}
+    # kept_for_line: the share of the budget the search leaves for a proof's main line.
+    return {"seconds": limits.seconds, "nodes": limits.nodes, "kept_for_line": LINE_RESERVE}
 
 
 @contextmanager
@@ -151,12 +155,26 @@ def _interruptible(progress: LiveProgress, tablebase: Tablebase | None) -> Itera
             tablebase.close()
 
 
+def _refuse_game_position(args: argparse.Namespace, board: Board, bound: int | None,
+                          option: str) -> int | None:
+    """A game position with no bound asked for: the search would run out its budget and
+    settle nothing, so it is refused with what to do (status 1), else None."""
+    game = game_position_text(board)
+    if game is None or bound is not None:
+        return None
+    return fail(args, f"{game}: a forced mate from it is beyond any search; give {option} N "
+                      "to look for a mate within N moves all the same")
+
+
 def cmd_solve(args: argparse.Namespace) -> int:
     if args.draw:
         return cmd_draw(args, args.max_moves)
     board = read_board(args.fen, args)
     if board is None:
         return 1
+    refused = _refuse_game_position(args, board, args.max_moves, "--max-moves")
+    if refused is not None:
+        return refused
     try:
         limits = _limits(args)
     except SolverError as error:        # e.g. a table larger than the memory available
@@ -222,13 +240,15 @@ def cmd_solve(args: argparse.Namespace) -> int:
             print(_numbered(line, board.turn))
     elif result.verdict == Verdict.NO_MATE:
         kind = "continuous-check " if result.mode == Mode.CHECKS else ""
-        print(f"No {kind}mate within {result.max_moves} moves")
+        print(f"No {kind}mate within {result.max_moves} "
+              f"{'move' if result.max_moves == 1 else 'moves'}")
         if result.table_moves:
             print(f"The tablebase gives mate in {result.table_moves}: run with --max-moves "
                   f"{result.table_moves}")
     else:
-        reason = "interrupted" if progress.cancelled else "a search limit was reached"
-        print(f"Unknown: {reason} before the search finished ({budget_text(limits)})")
+        reason = "interrupted before the search finished" if progress.cancelled else \
+            search_ran_out_text()
+        print(f"Unknown: {reason}; {budget_text(limits)}")
     tables = f", {result.tb_leaves:,} tablebase leaves" if result.tb_leaves else ""
     print(f"{result.nodes:,} nodes in {result.seconds:.2f} s "
           f"({result.nodes_per_second / 1e3:.0f} k nodes/s{tables}); {budget_text(limits)}",
@@ -305,6 +325,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
     board = read_board(args.fen, args)
     if board is None:
         return 1
+    refused = _refuse_game_position(args, board, args.moves, "--moves")
+    if refused is not None:
+        return refused
     try:
         limits = _limits(args)
     except SolverError as error:        # e.g. a table larger than the memory available

@@ -95,6 +95,27 @@ def default_bound(board: Board, mode: str, tablebase: Tablebase | None = None) -
     return max(DEFAULT_MAX_MOVES[mode], table_mate_moves(board, mode, tablebase) or 0)
 
 
+# A position with this many pieces or more is a game's, not a composition's (the start has
+# 32; the compositions of the shipped collections have at most 25): a forced mate from it is
+# beyond any search, so a solve without a bound asked for is refused (see game_position_text).
+GAME_POSITION_PIECES = 28
+
+
+def game_position_text(board: Board) -> str | None:
+    """``a game position (32 pieces), not a composition`` for a position with
+    :data:`GAME_POSITION_PIECES` or more, else None.
+
+    >>> game_position_text(Board())
+    'a game position (32 pieces), not a composition'
+    >>> game_position_text(Board("3ak4/4a4/9/9/9/9/9/9/9/3K4R w")) is None
+    True
+    """
+    pieces = len(board.piece_map())
+    if pieces < GAME_POSITION_PIECES:
+        return None
+    return f"a game position ({pieces} pieces), not a composition"
+
+
 @dataclass(frozen=True)
 class MinimalitySkip:
     """Why a proven mate's minimality was not searched: the full-width search of ``bound``
@@ -164,6 +185,14 @@ class Limits:
         if not 0 <= self.proposer_share <= MAX_PROPOSER_SHARE:
             raise SolverError(f"the proposer's share must be from 0 to {MAX_PROPOSER_SHARE}, "
                               f"not {self.proposer_share}")
+
+
+def search_ran_out_text() -> str:
+    """Why an unproven search stopped before its budget's end (a solve of 60 s stops at
+    51 s): the share kept back for a proof's main line, in words."""
+    kept = round(100 * LINE_RESERVE)
+    return (f"the search did not finish within its share of the budget ({100 - kept}%; the "
+            f"other {kept}% is kept to extract a proven mate's main line)")
 
 
 def table_bytes(table_bits: int) -> int:

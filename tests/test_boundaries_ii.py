@@ -27,6 +27,8 @@ from xiangqi.quantities import memory_text
 
 XQSTUDIO = str(Path(sys.executable).parent / "xqstudio")
 ROOK_MATE_IN_3 = "3ak4/4a4/9/9/9/9/9/9/9/3K4R w"            # K R vs K A A, mate in 3
+# 《适情雅趣》 No. 4: no mate is found for a long while, so a search is still running.
+HARD = "2bk1ab2/4a4/9/p1P6/3NC4/4Pp3/P5n2/4B3N/4Ar3/1RBAK2cr w - - 0 1"
 # The top of --table-bits' range: 2**34 entries of 32 bytes, 512 GiB.
 TOO_MANY_BITS = 34
 
@@ -170,10 +172,10 @@ def tmux(tmp_path, monkeypatch):
 
 @pytest.mark.slow
 def test_quitting_the_studio_during_a_search_ends_it_at_once(tmux):
-    """Analyse mode on the start position, the Solver tab, mode "any", ``s``, then ctrl+q:
+    """Analyse mode on a hard problem, the Solver tab, mode "any", ``s``, then ctrl+q:
     the process is gone within seconds (it searched on, its screen blank, until the budget
     ended: with budget 0 for ever)."""
-    studio = tmux("studio", "--fen", STARTING_FEN)
+    studio = tmux("studio", "--fen", HARD)
     studio.wait_for("3 Solver")
     studio.keys("3")
     studio.wait_for("Solve (s)")
@@ -184,3 +186,29 @@ def test_quitting_the_studio_during_a_search_ends_it_at_once(tmux):
     studio.keys("C-q")
     assert studio.wait_for("STUDIO-EXITED 0", seconds=10) < 5
     assert "Traceback" not in studio.screen()
+
+
+@pytest.mark.parametrize("command,option", [
+    (["problem", "solve", STARTING_FEN], "--max-moves"),
+    (["problem", "verify", STARTING_FEN], "--moves"),
+])
+def test_a_game_position_is_refused_without_a_bound(command, option, tmp_path):
+    done = xqstudio(*command, "--tables", str(tmp_path), "--json")
+    assert done.returncode == 1
+    assert json.loads(done.stdout)["error"] == (
+        f"a game position (32 pieces), not a composition: a forced mate from it is beyond any "
+        f"search; give {option} N to look for a mate within N moves all the same")
+    bounded = xqstudio(*command, option, "1", "--tables", str(tmp_path), "--json")
+    assert json.loads(bounded.stdout)["verdict"] == "no mate"
+
+
+def test_an_unproven_solve_says_what_it_kept_back_of_its_budget(tmp_path):
+    done = xqstudio("problem", "solve", HARD, "--nodes", "20000", "--tables", str(tmp_path))
+    assert done.returncode == 1
+    assert "Unknown: the search did not finish within its share of the budget (85%; the other " \
+           "15% is kept to extract a proven mate's main line); budget 20,000 nodes" in done.stdout
+    document = json.loads(xqstudio("problem", "solve", HARD, "--nodes", "20000", "--tables",
+                                   str(tmp_path), "--json").stdout)
+    assert document["verdict"] == "unknown"
+    assert document["budget"] == {"seconds": 0.0, "nodes": 20000, "kept_for_line": 0.15}
+    assert 0.8 * 20000 <= document["nodes"] <= 0.9 * 20000

@@ -27,7 +27,9 @@ from solver.search import (
     SolverError,
     SolveResult,
     default_bound,
+    game_position_text,
     order_name,
+    search_ran_out_text,
 )
 from solver.soundness import SoundnessReport, verify
 from solver.types import DEFAULT_DRAW_BOUND, DrawVerdict
@@ -61,8 +63,10 @@ __all__ = [
     "analyse_draw",
     "default_bound",
     "default_seconds",
+    "game_position_text",
     "order_name",
     "report_lines",
+    "search_ran_out_text",
     "verify",
     "BuildError",
     "Material",

@@ -18,6 +18,10 @@ async def _wait(pilot, condition, seconds: float = 20.0) -> None:
     raise AssertionError("timed out")
 
 
+# 《适情雅趣》 No. 4: no mate is found for a long while, so a search is still running.
+HARD = "2bk1ab2/4a4/9/p1P6/3NC4/4Pp3/P5n2/4B3N/4Ar3/1RBAK2cr w - - 0 1"
+
+
 def test_leaving_analyse_mode_cancels_the_search(studio, catalogue):
     async def scenario(pilot):
         panel = pilot.app.screen.query_one(SolverPanel)
@@ -31,7 +35,7 @@ def test_leaving_analyse_mode_cancels_the_search(studio, catalogue):
         await pilot.pause()
         return progress, str(panel.query_one("#solver-result", Static).content)
 
-    progress, result = studio(scenario, fen=STARTING_FEN, size=(120, 40))
+    progress, result = studio(scenario, fen=HARD, size=(120, 40))
     assert f"{DEFAULT_SEARCH_SECONDS:g} s" in progress
     assert result == "The solve was cancelled when you left for the catalogue."
 
@@ -94,3 +98,24 @@ def test_the_studio_with_a_damaged_table(studio, damaged_tables, monkeypatch):
     advice = f"rebuild it with: xqstudio tb build KRKAA --tables {damaged_tables}"
     assert table_text.startswith("damaged table ") and table_text.endswith(advice)
     assert solver_text.startswith("Cannot solve: damaged table ") and solver_text.endswith(advice)
+
+
+def test_a_game_position_is_not_searched_without_a_bound(studio):
+    """The start position given to the solver: it says what the position is and what to do,
+    and searches only once a bound is typed in."""
+    async def scenario(pilot):
+        panel = pilot.app.screen.query_one(SolverPanel)
+        panel.mode = "any"
+        panel.action_solve()
+        await pilot.pause()
+        refused = (panel.running, str(panel.query_one("#solver-result", Static).content))
+        panel.query_one("#solver-max-moves", Input).value = "1"
+        panel.action_solve()
+        await _wait(pilot, lambda: panel.running is None and panel.result is not None)
+        return refused, str(panel.query_one("#solver-result", Static).content)
+
+    (running, refused), bounded = studio(scenario, fen=STARTING_FEN, size=(120, 40))
+    assert running is None
+    assert refused.startswith("A game position (32 pieces), not a composition: a forced mate "
+                              "from it is beyond any search. Type a bound")
+    assert bounded.startswith("No mate within 1 move")

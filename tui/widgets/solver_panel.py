@@ -44,8 +44,10 @@ from ..services import (
     analyse_draw,
     default_bound,
     default_seconds,
+    game_position_text,
     order_name,
     report_lines,
+    search_ran_out_text,
     tables_if_any,
     verify,
 )
@@ -354,7 +356,7 @@ class SolverPanel(Widget, can_focus=True):
         board = self.board
         if board is not None and self.mode == "draw":
             self.action_analyse_draw()
-        elif board is not None and self._can_start():
+        elif board is not None and self._can_start() and not self._refuse_game_position(board):
             tablebase = self._open_tables()
             try:
                 max_moves = self._max_moves() or default_bound(board, self.mode, tablebase)
@@ -375,11 +377,23 @@ class SolverPanel(Widget, can_focus=True):
         board = self.board
         if board is not None and self.mode == "draw":
             self.action_analyse_draw()
-        elif board is not None and self._can_start():
+        elif board is not None and self._can_start() and not self._refuse_game_position(board):
             stipulated = self._max_moves()
             hook = self._start(board, "verify", stipulated)
             self._verify_in_thread(board, "checks" if self.mode == "checks" else "win",
                                    stipulated, hook)
+
+    def _refuse_game_position(self, board: Board) -> bool:
+        """A game position with the max-moves field empty: say so instead of a search that
+        would spend its budget and settle nothing (a bound typed in is searched)."""
+        game = game_position_text(board)
+        if game is None or self._max_moves() is not None:
+            return False
+        self._message = (f"{game[0].upper()}{game[1:]}: a forced mate from it is beyond any "
+                         "search. Type a bound in the max-moves field to look for a mate "
+                         "within it all the same.")
+        self._redraw()
+        return True
 
     def action_analyse_draw(self) -> None:
         """The draw study (和): the table's value or both sides' bounded proofs, the traps and
@@ -667,7 +681,7 @@ class SolverPanel(Widget, can_focus=True):
             return Text(f"s solves, v verifies ({MODE_NAMES[self.mode]}).", style="dim")
         if result is None:
             return Text("")
-        reason = "a search limit was reached"
+        reason = search_ran_out_text()
         found = "" if result.order is None or result.mode == "checks" else \
             f"found at {order_name(result.order)}"
         if result.verdict == "mate" and not result.exact:
@@ -684,8 +698,9 @@ class SolverPanel(Widget, can_focus=True):
             kind = "continuous-check " if result.mode == "checks" else ""
             hint = (f"; the tablebase gives mate in {result.table_moves}: set max moves to "
                     f"{result.table_moves}" if result.table_moves else "")
-            return Text(f"No {kind}mate within {result.max_moves} moves{hint}", style="red")
-        return Text(f"Unknown: {reason} before the search finished", style="yellow")
+            moves = "move" if result.max_moves == 1 else "moves"
+            return Text(f"No {kind}mate within {result.max_moves} {moves}{hint}", style="red")
+        return Text(f"Unknown: {reason}", style="yellow")
 
     def _analysis_verdict(self, analysis: DrawAnalysis) -> Text:
         if analysis.verdict == DrawVerdict.DRAW:
