@@ -469,11 +469,24 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 0
 
 
+def _new_catalogue_note(path: Path) -> None:
+    """A ``--db`` that names no file: the catalogue is built there, and the user is told so
+    (a mistyped path would otherwise look like progress lost).  A missing folder is refused
+    unless it is the default one, which is made on first use."""
+    if not path.parent.is_dir() and path != default_database():
+        raise CatalogueError(f"no folder {path.parent} for the catalogue {path.name}: check the "
+                             "path (or create the folder for a new catalogue)")
+    print(f"note: no catalogue at {path}: a new one is built there (no progress recorded)",
+          file=sys.stderr)
+
+
 def _handled(command: CommandHandler) -> CommandHandler:
     """``command`` with a catalogue that cannot be opened or a bad request reported, not
     raised."""
     def run(args: argparse.Namespace) -> int:
         try:
+            if command is not cmd_build and not args.db.exists():
+                _new_catalogue_note(args.db)
             return command(args)
         except CatalogueError as error:
             return _fail(args, str(error))

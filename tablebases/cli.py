@@ -7,6 +7,7 @@ mismatches; 2: usage.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -401,10 +402,15 @@ def _rules_tables(args: argparse.Namespace) -> Path:
 
 
 def table_directory(text: str) -> Path:
-    """An argparse type: a table directory (it need not exist yet; a file is refused)."""
+    """An argparse type: a table directory (it need not exist yet; a file is refused).  The
+    default goes through it too (it is given as text), so a ``$XQSTUDIO_TABLES`` that names
+    a file is refused as the option is, naming the variable."""
     path = Path(text)
     if path.exists() and not path.is_dir():
-        raise argparse.ArgumentTypeError(f"{text!r} is not a directory")
+        configured = os.environ.get("XQSTUDIO_TABLES")
+        source = " (set by XQSTUDIO_TABLES)" if configured and \
+            Path(configured).expanduser() == path else ""
+        raise argparse.ArgumentTypeError(f"{text!r}{source} is not a directory")
     return path
 
 
@@ -413,7 +419,7 @@ def add_tables_option(parser: argparse.ArgumentParser) -> argparse.ArgumentParse
     is resolved here, once, when the parser is built: every command then reads the directory
     from ``args.tables`` alone, whichever package it is in."""
     where = default_directory()
-    parser.add_argument("--tables", type=table_directory, default=where, metavar="DIR",
+    parser.add_argument("--tables", type=table_directory, default=str(where), metavar="DIR",
                         help=f"table directory (default {where}; or set XQSTUDIO_TABLES)")
     parser.add_argument("--dir", dest="tables", type=table_directory, help=argparse.SUPPRESS)
     return parser

@@ -212,3 +212,49 @@ def test_an_unproven_solve_says_what_it_kept_back_of_its_budget(tmp_path):
     assert document["verdict"] == "unknown"
     assert document["budget"] == {"seconds": 0.0, "nodes": 20000, "kept_for_line": 0.15}
     assert 0.8 * 20000 <= document["nodes"] <= 0.9 * 20000
+
+
+@pytest.mark.parametrize("command", [
+    ["tb", "list"],
+    ["problem", "solve", ROOK_MATE_IN_3],
+    ["studio"],
+    ["engine"],
+])
+def test_a_table_directory_variable_naming_a_file_is_refused(command, tmp_path):
+    file = tmp_path / "not-a-directory"
+    file.write_text("x")
+    done = subprocess.run([XQSTUDIO, *command], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "XQSTUDIO_TABLES": str(file)},
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 2
+    assert f"error: argument --tables: '{file}' (set by XQSTUDIO_TABLES) is not a directory" \
+        in done.stderr
+    assert "Errno" not in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_studio_alone_refuses_a_table_directory_that_is_a_file(tmp_path, monkeypatch):
+    from tui.settings import Settings, SettingsError
+
+    file = tmp_path / "not-a-directory"
+    file.write_text("x")
+    monkeypatch.setenv("XQSTUDIO_TABLES", str(file))
+    with pytest.raises(SettingsError, match="is not a directory .the table directory, set by "
+                                            "XQSTUDIO_TABLES."):
+        Settings.resolve()
+    assert Settings.resolve(tables=tmp_path).tables == tmp_path
+
+
+def test_a_catalogue_in_a_missing_folder_is_refused_and_a_new_one_is_announced(tmp_path):
+    missing = tmp_path / "typo" / "catalogue.sqlite"
+    done = xqstudio("catalogue", "list", "collections", "--db", str(missing), "--json")
+    assert done.returncode == 1 and not missing.parent.exists()
+    assert json.loads(done.stdout)["error"] == (
+        f"no folder {missing.parent} for the catalogue catalogue.sqlite: check the path (or "
+        "create the folder for a new catalogue)")
+    fresh = tmp_path / "catalogue.sqlite"
+    done = xqstudio("catalogue", "list", "collections", "--db", str(fresh))
+    assert done.returncode == 0 and fresh.exists()
+    assert done.stderr.strip() == f"note: no catalogue at {fresh}: a new one is built there " \
+                                  "(no progress recorded)"
+    again = xqstudio("catalogue", "list", "collections", "--db", str(fresh))
+    assert again.returncode == 0 and again.stderr == "" and again.stdout == done.stdout

@@ -37,7 +37,7 @@ from xiangqi import cli as xiangqi_cli
 from xiangqi.cli import fail
 
 from .frontends import engine, web
-from .settings import Settings
+from .settings import Settings, SettingsError
 
 # Packages that contribute subcommands, lowest layer first.
 COMMAND_MODULES = [xiangqi_cli, tablebases_cli, solver_cli, puzzles_cli]
@@ -94,6 +94,9 @@ def run_studio(args: argparse.Namespace) -> int:
         app = XQStudioApp(getattr(args, "fen", None), settings=Settings.from_arguments(args))
     except FenError as error:
         print(f"error: invalid FEN: {error}", file=sys.stderr)
+        return 1
+    except SettingsError as error:
+        print(f"error: {error}", file=sys.stderr)
         return 1
     app.run()
     return 0

@@ -46,8 +46,14 @@ class Settings:
     @classmethod
     def resolve(cls, *, tables: Path | str | None = None, catalogue: Path | str | None = None,
                 diagrams: Path | str | None = None) -> Settings:
-        """What is given wins; the rest comes from the environment, else the defaults."""
-        return cls(tables=Path(tables) if tables is not None else default_directory(),
+        """What is given wins; the rest comes from the environment, else the defaults.
+        Raises :class:`SettingsError` for a table directory that is a file."""
+        table_directory = Path(tables) if tables is not None else default_directory()
+        if table_directory.exists() and not table_directory.is_dir():
+            source = "" if tables is not None else ", set by XQSTUDIO_TABLES"
+            raise SettingsError(f"{table_directory} is not a directory (the table "
+                                f"directory{source})")
+        return cls(tables=table_directory,
                    catalogue=Path(catalogue) if catalogue is not None else default_database(),
                    diagrams=Path(diagrams) if diagrams is not None else _diagram_directory())
 
