@@ -9,6 +9,7 @@ for a draw: neither side can force a win), 1 otherwise; both 1 for bad input, 2 
 from __future__ import annotations
 
 import argparse
+import shutil
 import signal
 import sys
 import time
@@ -21,6 +22,8 @@ from xiangqi import Board, Move
 from xiangqi.cli import (
     add_json_option,
     add_notation_option,
+    cut_to_width,
+    display_width,
     emit,
     fail,
     number_argument,
@@ -90,6 +93,7 @@ class LiveProgress:
         self.entries = 1
         self.solver: Solver | None = None    # set once made: the line names its λ order
         self.phase = ""                      # a draw analysis: what it searches, with the bound
+        self.width = 0                       # the columns of the progress line shown
 
     def set_phase(self, text: str) -> None:
         self.phase = text
@@ -98,17 +102,24 @@ class LiveProgress:
         if not self.quiet:
             elapsed = time.perf_counter() - self.start
             rate = nodes / elapsed if elapsed > 0 else 0.0
-            order = f"  {self.solver.current_order:<10}" if self.solver else ""
+            order = f"  {self.solver.current_order}" if self.solver else ""
             if self.phase:
-                order = f"  {self.phase[:40]:<40}"
-            sys.stderr.write(f"\r{nodes:>12,} nodes  {rate / 1e3:6.0f} k nodes/s  table "
-                             f"{100.0 * table_used / self.entries:5.1f}%{order}  {elapsed:7.1f} s")
+                order = f"  {self.phase}"
+            line = (f"{nodes:>12,} nodes  {rate / 1e3:6.0f} k nodes/s  table "
+                    f"{100.0 * table_used / self.entries:5.1f}%  {elapsed:7.1f} s{order}")
+            # One terminal line, never wrapped (a carriage return goes back to the start of
+            # the last row only): cut to the terminal's width, measured in columns (a phase
+            # in Chinese takes two a character), and padded over the longer line before.
+            line = cut_to_width(line, shutil.get_terminal_size().columns - 1)
+            width = display_width(line)
+            sys.stderr.write("\r" + line + " " * max(0, self.width - width))
+            self.width = width
             sys.stderr.flush()
         return self.cancelled
 
     def finish(self) -> None:
         if not self.quiet:
-            sys.stderr.write("\r" + " " * 79 + "\r")
+            sys.stderr.write("\r" + " " * self.width + "\r")
 
 
 def _limits(args: argparse.Namespace, draw: bool = False) -> Limits:

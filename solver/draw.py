@@ -66,6 +66,9 @@ def default_seconds(draw_study: bool) -> float:
 
 # Plies of the drawing line at most (the natural limit is 120 plies without a capture).
 DEFAULT_LINE_PLIES = 160
+# The plies of a trap's refutation the text report shows (the JSON has them all); a longer
+# one ends in "… (N more plies)".
+REPORT_TRAP_PLIES = 9
 # Red first moves examined for traps at most (checks and captures first).
 DEFAULT_TRAP_MOVES = 40
 # Shares of the budget: the proofs for Red and Black, the traps, the line (what a phase leaves
@@ -884,9 +887,12 @@ def report_lines(analysis: DrawAnalysis, board: Board, notation: str = "chinese"
             name = write_line(board, [trap.move], notation)[0]
             refutation = write_line(after, [trap.refutation], notation)[0] \
                 if trap.refutation is not None else "-"
+            cut = len(trap.line) - REPORT_TRAP_PLIES
             lines.append(f"  {name} ({trap.kind}): refuted by {refutation}, mate in "
                          f"{trap.length} ({trap.source}): "
-                         + write_numbered_line(after, trap.line[:9], notation))
+                         + write_numbered_line(after, trap.line[:REPORT_TRAP_PLIES], notation)
+                         + (f" \u2026 ({cut} more {'ply' if cut == 1 else 'plies'})"
+                            if cut > 0 else ""))
         if len(tempting) > max_traps:
             lines.append(f"  ... and {len(tempting) - max_traps} more")
         if quiet:
@@ -897,7 +903,9 @@ def report_lines(analysis: DrawAnalysis, board: Board, notation: str = "chinese"
             lines.append(f"  {label}{' too' if tempting else ''}: {' '.join(names)}{more}")
     if analysis.line is not None:
         drawing = analysis.line
-        lines.append(f"Drawing line ({len(drawing.steps)} plies; ends: {drawing.end}): "
+        plies = len(drawing.steps)
+        lines.append(f"Drawing line ({plies} {'ply' if plies == 1 else 'plies'}; "
+                     f"ends: {drawing.end}): "
                      + write_numbered_line(board, drawing.moves, notation))
         lines.append(f"  {drawing.detail}")
         sources = sorted({step.held for step in drawing.steps})

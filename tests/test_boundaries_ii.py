@@ -258,3 +258,20 @@ def test_a_catalogue_in_a_missing_folder_is_refused_and_a_new_one_is_announced(t
                                   "(no progress recorded)"
     again = xqstudio("catalogue", "list", "collections", "--db", str(fresh))
     assert again.returncode == 0 and again.stderr == "" and again.stdout == done.stdout
+
+
+SEVEN_STARS = "4rk3/3P5/4bP3/9/9/8P/9/1p2p2C1/3p1p3/4K1RR1 w"     # 七星聚会, 红先和
+
+
+@pytest.mark.slow
+def test_a_draw_analysis_in_an_80_column_terminal_leaves_no_progress_behind(tmux):
+    """The progress line (its phase in Chinese takes two columns a character) is cleared
+    whole, and a trap's refutation cut for the report ends in "… (N more plies)"."""
+    run = tmux("problem", "solve", SEVEN_STARS, "--draw", "--nodes", "200000", size=(80, 60))
+    run.wait_for("STUDIO-EXITED", seconds=120)
+    rows = [row for row in run.screen().splitlines() if row.strip()]
+    assert rows[0].startswith("Stipulation: draw (红先和)"), rows[:3]
+    assert not any("nodes/s" in row for row in rows), rows
+    report = "".join(rows)               # the terminal wraps long rows at 80 columns
+    assert "将6进1 \u2026 (2 more plies)" in report
+    assert "\u2026 (4 more plies)" in report

@@ -258,10 +258,32 @@ def _diagram_arguments(diagram: argparse.ArgumentParser) -> None:
     diagram.set_defaults(handler=cmd_diagram)
 
 
+def display_width(text: str) -> int:
+    """The terminal columns ``text`` takes (a Chinese character takes two).
+
+    >>> display_width("trap 车四进五")
+    17
+    """
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def cut_to_width(text: str, cells: int) -> str:
+    """``text`` cut to at most ``cells`` terminal columns, never in a wide character.
+
+    >>> cut_to_width("line 车四进五", 10)
+    'line 车四'
+    """
+    width = 0
+    for index, char in enumerate(text):
+        width += display_width(char)
+        if width > cells:
+            return text[:index]
+    return text
+
+
 def _pad(text: str, cells: int) -> str:
     """``text`` padded to ``cells`` terminal columns (Chinese characters take two)."""
-    width = sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
-    return text + " " * max(0, cells - width)
+    return text + " " * max(0, cells - display_width(text))
 
 
 # The largest whole number any argument takes: the catalogue's SQLite INTEGER and the
