@@ -54,7 +54,8 @@ seventh of the 281 quiet-move wins; like ``--numbers``, no verdicts file written
 ``--update``).
 
 Writes puzzles/data/shiqingyaqu551_verdicts.tsv (number, stipulation, verdict, moves,
-order, main_line) unless ``--no-write`` or ``--numbers`` (without ``--update``) is given:
+order, main_line, budget: "budget 5,000,000 nodes", what the verdict's search had) unless
+``--no-write`` or ``--numbers`` (without ``--update``) is given:
 verdict "mate" (shortest length proven), "mate within N" (a mate proven with its line, its
 minimality not within the budget), "no mate within N" (the full-width search proved none),
 "unproven", "refuted" (no mate proven, and Black mates in ``moves`` whatever Red plays: the
@@ -98,7 +99,7 @@ SOURCE = ROOT / "puzzles" / "data" / "shiqingyaqu551.fen"
 TARGET = ROOT / "puzzles" / "data" / "shiqingyaqu551_verdicts.tsv"
 # More pieces than this never fit a table here (and their index would not fit 64 bits).
 MAX_TABLE_PIECES = 9
-COLUMNS = ["number", "stipulation", "verdict", "moves", "order", "main_line"]
+COLUMNS = ["number", "stipulation", "verdict", "moves", "order", "main_line", "budget"]
 # A resume file's rows: the verdicts file's columns and what the search spent.  ``exact``: yes
 # or no for a proven mate or refutation; ``nodes``, ``seconds``, ``tb_leaves``,
 # ``threat_tests``: all the searches of the problem together; ``ran_out``: where a budget ran
@@ -625,6 +626,14 @@ def main(argv: list[str] | None = None) -> None:
         print(f"main lines failing the replay check: {len(faults)} "
               f"({', '.join(str(row['number']) for row, _ in faults)})")
     if not args.no_write and (args.update or not args.numbers):
+        # The rows of this run say what budget their verdicts were reached within (the rows
+        # kept from the verdicts file keep theirs).
+        budgets = settings_of(args) if not args.from_resume else \
+            settings_of(argparse.Namespace(**{**vars(args),
+                                               **resume_budgets(Path(args.from_resume))}))
+        for row in rows:
+            if not row.get("budget") and row["stipulation"] != "draw":
+                row["budget"] = budgets.budget_text(row["stipulation"])
         write(rows, target)
         print(f"-> {target}")
 
@@ -661,6 +670,17 @@ def _die_with_parent() -> None:
         ctypes.CDLL(None).prctl(1, signal.SIGTERM)      # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass
+
+
+def resume_budgets(path: Path) -> dict[str, float | int]:
+    """The budgets a resume file's rows were solved within (its header's settings)."""
+    settings, _, _ = read_resume(path)
+    numbers: dict[str, float | int] = {}
+    for name in ("checks_seconds", "any_seconds", "refute_seconds"):
+        numbers[name] = float(settings.get(name) or 0)
+    for name in ("any_nodes", "refute_nodes"):
+        numbers[name] = int(settings.get(name) or 0)
+    return numbers
 
 
 def rows_from_resume(path: Path, chosen: set[int], present: bool) -> list[dict]:

@@ -55,12 +55,16 @@ if TYPE_CHECKING:
 
     from .formats import Record
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 SOLVER_VERSION = "dfpn-1"
 COLLECTIONS = {
     "shiqingyaqu": ("适情雅趣", "shiqingyaqu551.fen", "shiqingyaqu551_verdicts.tsv",
                     "BSD-3-Clause (see shiqingyaqu551.LICENSE)"),
 }
+
+
+# Verdicts that a larger budget may change: shown with the budget they were reached within.
+UNSETTLED_VERDICTS = ("unproven", "mate within", "refuted within")
 
 
 class CatalogueError(ValueError):
@@ -172,7 +176,11 @@ def _with_draw_analysis(composition: JsonObject,
         refutation, _, length = rest.partition("/")
         traps.append({"move": move, "refutation": None if refutation == "-" else refutation,
                       "length": int(length) if length.isdigit() else None})
+    seconds, nodes = row.get("seconds", ""), row.get("nodes", "")
+    budget = f"searched {int(nodes):,} nodes in {float(seconds):g} s" \
+        if seconds and nodes else None
     return {**composition, "verdict": verdict, "main_line_iccs": row.get("line", ""),
+            "budget": budget,
             "_draw": {"settled_by": row.get("settled_by", ""), "table": row.get("table", ""),
                       "line_end": row.get("line_end", ""), "traps": traps,
                       "seconds": row.get("seconds", ""), "nodes": row.get("nodes", "")}}
@@ -232,6 +240,7 @@ def load_compositions(key: str, data_dir: Path = DATA_DIR) -> list[JsonObject]:
             "verdict": verdict.get("verdict") or "unverified",
             "moves": int(verdict["moves"]) if verdict.get("moves") else None,
             "main_line_iccs": verdict.get("main_line", ""),
+            "budget": verdict.get("budget") or None,
             "source": f"{fen_file} {record.tags.get('index', '')}".strip(),
             "licence": licence,
         })
@@ -251,7 +260,7 @@ def load_great_four(data_dir: Path = DATA_DIR) -> list[JsonObject]:
         result.append({
             "collection": "江湖四大名局", "number": number, "title": row["name"],
             "fen": row["fen"], "stipulation": "draw", "verdict": row["traditional_result"],
-            "moves": None, "main_line_iccs": "",
+            "moves": None, "main_line_iccs": "", "budget": None,
             "source": f"traditional result: {row['traditional_result']}; {row.get('note', '')}",
             "licence": "traditional (public domain)",
         })
@@ -492,7 +501,8 @@ def _create_schema(db: sqlite_utils.Database) -> None:
     db.table("compositions").create({
         "id": int, "collection": str, "number": int, "title": str, "fen": str,
         "stipulation": str, "verdict": str, "moves": int, "main_line_iccs": str,
-        "main_line_zh": str, "source": str, "licence": str}, pk="id", not_null={"fen"})
+        "main_line_zh": str, "budget": str, "source": str, "licence": str}, pk="id",
+        not_null={"fen"})
     db.table("draw_analyses").create({
         "composition_id": int, "settled_by": str, "table": str, "line_end": str, "traps": str,
         "seconds": str, "nodes": str}, pk="composition_id",
@@ -656,7 +666,9 @@ class Entry:
     order R N C P A B (``"RRC"``).  ``source`` says where the position comes from, ``note``
     what an example's mating picture shows (empty for compositions).  ``verification`` says
     how an example's mate was checked ("verified" by the solver, or "replayed"); None for
-    compositions.
+    compositions.  ``budget`` says what the search behind a composition's verdict had
+    ("budget 5,000,000 nodes", "searched 191,488 nodes in 7.4 s"; None where not recorded):
+    see :attr:`verdict_text`.
     """
     kind: str
     id: int
@@ -675,6 +687,16 @@ class Entry:
     source: str
     note: str
     verification: str | None
+    budget: str | None = None
+
+    @property
+    def verdict_text(self) -> str:
+        """The verdict with the budget it was reached within where that budget decides it
+        (``unproven (budget 5,000,000 nodes)``, ``mate within 19 (budget 5,000,000
+        nodes)``): a larger one may settle it.  A proven verdict stands alone."""
+        if self.budget and self.verdict.startswith(UNSETTLED_VERDICTS):
+            return f"{self.verdict} ({self.budget})"
+        return self.verdict
 
 
 @dataclass(frozen=True)
@@ -762,14 +784,14 @@ SELECT 'example' AS kind, e.id AS id, p.name_zh || ' 例' || row_number() OVER w
        row_number() OVER win AS number, e.fen AS fen, e.stipulation AS stipulation,
        'mate' AS verdict, e.moves AS moves, e.solution_iccs AS main_line,
        e.solution_zh AS main_line_zh, e.source AS source, e.note AS note,
-       e.verification AS verification,
+       e.verification AS verification, NULL AS budget,
        0 AS kind_order, p.rowid AS group_order, '' AS collection_order
 FROM examples e JOIN patterns p ON p.id = e.pattern_id
 WINDOW win AS (PARTITION BY e.pattern_id ORDER BY e.id)
 UNION ALL
 SELECT 'composition', c.id, c.title, NULL, NULL, c.collection, c.number, c.fen, c.stipulation,
-       c.verdict, c.moves, c.main_line_iccs, c.main_line_zh, c.source, '', NULL, 1, 0,
-       c.collection
+       c.verdict, c.moves, c.main_line_iccs, c.main_line_zh, c.source, '', NULL, c.budget,
+       1, 0, c.collection
 FROM compositions c
 """
 
@@ -854,7 +876,7 @@ def _entry(row: JsonObject) -> Entry:
                  row["collection"], row["number"], row["fen"], row["stipulation"],
                  row["verdict"], row["moves"], (row["main_line"] or "").split(),
                  row["main_line_zh"] or "", attacker_pieces(row["fen"]), row["source"] or "",
-                 row["note"] or "", row["verification"])
+                 row["note"] or "", row["verification"], row["budget"])
 
 
 def _match_expression(text: str) -> str:
@@ -1282,9 +1304,10 @@ def write_verdicts(db: sqlite_utils.Database, verdicts: dict[int, JsonObject]) -
                 db.conn.execute("BEGIN IMMEDIATE")    # the write lock now, or a clear error
             db.conn.executemany(
                 "UPDATE compositions SET stipulation = ?, verdict = ?, moves = ?, "
-                "main_line_iccs = ?, main_line_zh = ? WHERE id = ?",
+                "main_line_iccs = ?, main_line_zh = ?, budget = ? WHERE id = ?",
                 [(verdicts[i]["stipulation"], verdicts[i]["verdict"], verdicts[i]["moves"],
-                  verdicts[i]["main_line"], verdicts[i]["main_line_zh"], i) for i in ids])
+                  verdicts[i]["main_line"], verdicts[i]["main_line_zh"],
+                  verdicts[i].get("budget"), i) for i in ids])
             db.conn.executemany("DELETE FROM search WHERE kind = 'composition' AND ref = ?",
                                 [(str(i),) for i in ids])
             db.conn.executemany(

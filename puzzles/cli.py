@@ -167,7 +167,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         return 0
     for e in page.entries:
         if e.kind == "composition":
-            print(f"{e.id:>5}  {entry_reference(e):<10}  {e.title:<12}\t{e.verdict:<10} "
+            print(f"{e.id:>5}  {entry_reference(e):<10}  {e.title:<12}\t{e.verdict_text:<10} "
                   f"{_moves_text(e)}")
         else:
             print(f"{entry_reference(e):<10}  {e.title:<10}\t{e.stipulation:<7} mate in "
@@ -220,7 +220,7 @@ def _show_entry(args: argparse.Namespace, db: sqlite_utils.Database, entry: Entr
         print(f"{reference} {entry.title} · {entry.note}".rstrip(" ·"))
     print(Board(entry.fen).unicode())
     print(f"FEN: {entry.fen}")
-    print(f"Stipulation: {entry.stipulation}  verdict: {entry.verdict}"
+    print(f"Stipulation: {entry.stipulation}  verdict: {entry.verdict_text}"
           + (f", {_moves_text(entry)}" if entry.moves else ""))
     if entry.main_line_zh:
         print(f"{'Main line' if entry.kind == 'composition' else 'Solution'}: "

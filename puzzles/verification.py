@@ -73,6 +73,19 @@ class VerifySettings:
                    any_nodes=nodes, any_moves=max_moves, refute_seconds=seconds,
                    refute_nodes=nodes, tables=tables, threads=threads)
 
+    def budget_text(self, stipulation: str) -> str:
+        """What a verdict of ``stipulation`` was searched within, in words (recorded beside
+        it, so that "unproven" says under what budget):
+
+        >>> VerifySettings(any_seconds=0, any_nodes=5_000_000).budget_text("win")
+        'budget 5,000,000 nodes'
+        >>> VerifySettings(checks_seconds=30).budget_text("checks")
+        'budget 30 s'
+        """
+        if stipulation == "checks":
+            return f"budget {limits_text(self.checks_seconds, self.checks_nodes)}"
+        return f"budget {limits_text(self.any_seconds, self.any_nodes)}"
+
     def checks_limits(self) -> Limits:
         return Limits(seconds=self.checks_seconds, nodes=self.checks_nodes, threads=self.threads)
 
@@ -83,6 +96,12 @@ class VerifySettings:
     def refute_limits(self) -> Limits:
         return Limits(seconds=self.refute_seconds, nodes=self.refute_nodes,
                       lambda_orders=self.orders, threads=self.threads)
+
+
+def limits_text(seconds: float, nodes: int) -> str:
+    """``30 s``, ``5,000,000 nodes``, ``60 s and 1,000,000 nodes`` or ``no limit``."""
+    parts = ([f"{seconds:g} s"] if seconds else []) + ([f"{nodes:,} nodes"] if nodes else [])
+    return " and ".join(parts) or "no limit"
 
 
 def search_verdict(result: SolveResult) -> str:
@@ -178,7 +197,7 @@ def verify_composition(fen: str, stipulation: str, settings: VerifySettings) -> 
     Returns stipulation, verdict, moves (None if none), exact (None unless a proof or a
     refutation), order ("full", "1", "2" ... or ""), main_line (ICCS, spaced), main_line_zh,
     nodes, tb_leaves, threat_tests (all the searches together), ran_out (where a budget ran
-    out, "" if none did) and seconds."""
+    out, "" if none did), budget (what the verdict's search had, in words) and seconds."""
     start = time.perf_counter()
     board = Board(fen)
     tables = open_tablebase(settings.tables) if settings.tables else None
@@ -198,6 +217,7 @@ def verify_composition(fen: str, stipulation: str, settings: VerifySettings) -> 
             tables.close()
     line = [Move.from_iccs(text) for text in row["main_line"].split()]
     row["main_line_zh"] = " ".join(write_line(board, line, "chinese"))
+    row["budget"] = settings.budget_text(row["stipulation"])
     row["seconds"] = round(time.perf_counter() - start, 3)
     return row
 

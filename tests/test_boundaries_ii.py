@@ -275,3 +275,29 @@ def test_a_draw_analysis_in_an_80_column_terminal_leaves_no_progress_behind(tmux
     report = "".join(rows)               # the terminal wraps long rows at 80 columns
     assert "将6进1 \u2026 (2 more plies)" in report
     assert "\u2026 (4 more plies)" in report
+
+
+def test_an_unproven_verdict_says_under_what_budget(shipped_catalogue, tmp_path):
+    """适情雅趣:65 is "unproven" at the book's 5,000,000 nodes (a 60-s solve settles it):
+    list, show and JSON say so; a proven verdict stands alone."""
+    shown = xqstudio("catalogue", "show", "适情雅趣:65", "--db", str(shipped_catalogue))
+    assert "verdict: unproven (budget 5,000,000 nodes)" in shown.stdout
+    listed = xqstudio("catalogue", "list", "compositions", "--collection", "适情雅趣",
+                      "--limit", "2", "--offset", "3", "--db", str(shipped_catalogue)).stdout
+    assert "适情雅趣:4" in listed and "unproven (budget 5,000,000 nodes)" in listed
+    assert "适情雅趣:5" in listed and "mate       16 moves" in listed
+    document = json.loads(xqstudio("catalogue", "show", "适情雅趣:1", "--json", "--db",
+                                   str(shipped_catalogue)).stdout)
+    assert (document["verdict"], document["budget"]) == ("mate", "budget 30 s")
+    draw = xqstudio("catalogue", "show", "江湖四大名局:2", "--db", str(shipped_catalogue)).stdout
+    assert "verdict: unproven within 20 (searched 189,952 nodes in 7.3 s)" in draw
+
+
+def test_catalogue_verify_records_the_budget_of_its_verdicts(shipped_catalogue, tmp_path):
+    catalogue = tmp_path / "catalogue.sqlite"
+    catalogue.write_bytes(shipped_catalogue.read_bytes())
+    done = xqstudio("catalogue", "verify", "--collection", "适情雅趣", "--numbers", "4",
+                    "--seconds", "0", "--nodes", "20000", "--db", str(catalogue))
+    assert done.returncode == 0, done.stderr
+    shown = xqstudio("catalogue", "show", "适情雅趣:4", "--db", str(catalogue)).stdout
+    assert "verdict: unproven (budget 20,000 nodes)" in shown

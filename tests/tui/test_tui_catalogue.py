@@ -289,3 +289,23 @@ def test_a_win_that_its_table_shows_drawn_reads_as_a_draw(catalogue):
     plies = len(study.main_line_zh.split())
     assert (entry_length(study), entry_length(study, long=True)) == (
         f"{plies} plies", f"drawing line of {plies} plies")
+
+
+@pytest.mark.slow
+def test_back_from_analyse_mode_the_cursor_stays_on_the_entry(catalogue, drive):
+    """F2 back to the catalogue keeps the highlighted row (it went back to the first row, so
+    ``p`` practised another entry than the one the user left from)."""
+    async def scenario(pilot):
+        screen = await catalogue_opened(pilot)
+        await pilot.press("down", "down", "down")
+        left_from = screen.highlighted()
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.press("f2")
+        await pilot.pause()
+        await pilot.app.workers.wait_for_complete()
+        return left_from, screen.highlighted(), shown(screen)[2]
+
+    left_from, back_on, preview = drive(XQStudioApp(), scenario, SIZE)
+    assert left_from is not None and left_from == query(catalogue).entries[3]
+    assert back_on == left_from and preview == left_from.fen

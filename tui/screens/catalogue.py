@@ -316,7 +316,9 @@ class CatalogueScreen(StudioScreen[None]):
         """Back from a practice: show the progress it made."""
         if self.db is not None:
             self._show_pattern_options()
-            self.run_query(self.page.offset if self.page is not None else 0)
+            # The same page, the cursor on the same entry: ``p`` then practises the entry the
+            # user left from (the cursor went back to the first row, another entry).
+            self.run_query(self.page.offset if self.page is not None else 0, keep_cursor=True)
 
     # -- querying ----------------------------------------------------------------------------
 
@@ -342,8 +344,9 @@ class CatalogueScreen(StudioScreen[None]):
                 "min_moves": number("#catalogue-min-moves"),
                 "max_moves": number("#catalogue-max-moves")}
 
-    def run_query(self, offset: int = 0) -> None:
-        """Show the page of results from ``offset`` that the filters select."""
+    def run_query(self, offset: int = 0, keep_cursor: bool = False) -> None:
+        """Show the page of results from ``offset`` that the filters select, the cursor on
+        its first row (``keep_cursor``, or another page than the first: where it was)."""
         if self.db is None:
             return
         try:
@@ -354,7 +357,7 @@ class CatalogueScreen(StudioScreen[None]):
         row = self.query_one("#catalogue-results", DataTable).cursor_row
         self.solved = entry_progress(self.db)
         self.progress = pattern_progress(self.db)
-        self._fill_table(row if offset else 0)
+        self._fill_table(row if offset or keep_cursor else 0)
         count = self.query_one("#catalogue-count", Static)
         count.update(self._count_text())
         count.remove_class("-error")
@@ -465,7 +468,7 @@ class CatalogueScreen(StudioScreen[None]):
         stipulation = STIPULATIONS.get(entry.stipulation, entry.stipulation)
         text.append(f"\n{SIDE_NAMES[board.turn]} to move · {stipulation} · "
                     f"{entry_length(entry, long=True)}")
-        text.append(f"\nVerdict: {entry.verdict} · {entry_reference(entry)} (id {entry.id})")
+        text.append(f"\nVerdict: {entry.verdict_text} · {entry_reference(entry)} (id {entry.id})")
         progress = self.progress.get(pattern.id) if pattern is not None else None
         if progress is not None:
             text.append(f"\n{self._progress_words(progress)}",
