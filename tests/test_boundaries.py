@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from solver.search import DEFAULT_SEARCH_SECONDS, Solver
+from solver.search import DEFAULT_SEARCH_SECONDS, LINE_RESERVE, Solver
 from solver.soundness import verify
 from tablebases import CorruptTableError, MissingTableError, TablebaseError, open_tablebase
 from tablebases.build import build
@@ -132,14 +132,16 @@ def test_solve_has_a_finite_default_budget_and_says_so(tmp_path):
     result = xqstudio("problem", "solve", ROOK_MATE_IN_3, "--tables", str(tmp_path), "--json")
     document = json.loads(result.stdout)
     assert document["verdict"] == "mate" and document["moves"] == 3
-    assert document["budget"] == {"seconds": DEFAULT_SEARCH_SECONDS, "nodes": 0}
+    assert document["budget"] == {"seconds": DEFAULT_SEARCH_SECONDS, "nodes": 0,
+                                  "kept_for_line": LINE_RESERVE}
     assert document["line_complete"] is True
     text = xqstudio("problem", "verify", ROOK_MATE_IN_3, "--tables", str(tmp_path))
     assert f"budget {DEFAULT_SEARCH_SECONDS:g} s (--seconds, --nodes; 0: none)" in text.stdout
     # A node budget alone sets no time limit (the same answer on any machine).
     nodes = xqstudio("problem", "solve", ROOK_MATE_IN_3, "--tables", str(tmp_path), "--nodes",
                      "100000", "--json")
-    assert json.loads(nodes.stdout)["budget"] == {"seconds": 0.0, "nodes": 100000}
+    assert json.loads(nodes.stdout)["budget"] == {"seconds": 0.0, "nodes": 100000,
+                                                  "kept_for_line": LINE_RESERVE}
 
 
 def test_verify_whose_budget_ends_before_the_line_says_so(monkeypatch):
@@ -268,7 +270,7 @@ def test_the_web_api_answers_json_for_any_path_and_method(tmp_path):
 
 def test_exact_is_never_beside_unknown():
     """Issue 37 item 4: a time-out says exact false; a proven "no mate within N" says true."""
-    hard = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w"
+    hard = "2bk1ab2/4a4/9/p1P6/3NC4/4Pp3/P5n2/4B3N/4Ar3/1RBAK2cr w"   # 《适情雅趣》 No. 4
     unknown = json.loads(xqstudio("problem", "solve", hard, "--no-tables", "--nodes", "20000",
                                   "--json").stdout)
     assert unknown["verdict"] == "unknown" and unknown["exact"] is False

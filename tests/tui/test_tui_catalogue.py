@@ -56,8 +56,7 @@ def test_search_shows_the_hits_of_the_catalogue_query(catalogue, drive):
         everything = shown(screen)
         await pilot.press("slash", *"马后炮")
         chinese = shown(screen)
-        await pilot.press("enter")            # from the search box to the results
-        focused = pilot.app.focused.id
+        focused = pilot.app.focused.id        # typing stays in the search box
         screen.query_one("#catalogue-search", Input).value = "trough horse"
         await pilot.pause()
         return everything, chinese, focused, shown(screen)
@@ -71,7 +70,7 @@ def test_search_shows_the_hits_of_the_catalogue_query(catalogue, drive):
     assert hits.total == 3
     assert chinese == ("1–3 of 3 · page 1/1", [entry.title for entry in hits.entries],
                        hits.entries[0].fen)
-    assert focused == "catalogue-results"
+    assert focused == "catalogue-search"
     trough = query(catalogue, text="trough horse")
     assert english[0].startswith(f"1–{trough.total} of {trough.total}")
     assert english[1] == [entry.title for entry in trough.entries]
@@ -309,3 +308,20 @@ def test_back_from_analyse_mode_the_cursor_stays_on_the_entry(catalogue, drive):
     left_from, back_on, preview = drive(XQStudioApp(), scenario, SIZE)
     assert left_from is not None and left_from == query(catalogue).entries[3]
     assert back_on == left_from and preview == left_from.fen
+
+
+@pytest.mark.slow
+def test_enter_after_a_search_opens_the_entry_at_once(catalogue, drive):
+    """Type a search, down to the second hit, Enter: analyse mode on it (the first Enter only
+    moved the focus to the results)."""
+    async def scenario(pilot):
+        await catalogue_opened(pilot)
+        await pilot.press("slash", *"马后炮")
+        await pilot.pause()
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        analyse = pilot.app.screen
+        return type(analyse), analyse.query_one("#board", BoardView).board.fen()
+
+    screen_type, fen = drive(XQStudioApp(), scenario, SIZE)
+    assert screen_type is AnalyseScreen and fen == query(catalogue, text="马后炮").entries[1].fen

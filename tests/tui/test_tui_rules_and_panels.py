@@ -18,6 +18,11 @@ CYCLE_FEN = "4k4/9/R1n6/9/9/9/9/9/9/3K5 w - - 0 1"
 CYCLE = ["a7a9", "e9e8", "a9a7", "e8e9"]
 
 
+# 《适情雅趣》 No. 4: no mate is found for a long while, so a search is still running (the
+# start position is refused as a game position without a bound).
+HARD = "2bk1ab2/4a4/9/p1P6/3NC4/4Pp3/P5n2/4B3N/4Ar3/1RBAK2cr w - - 0 1"
+
+
 def play(screen: AnalyseScreen, moves: list[str]) -> None:
     board_view = screen.query_one("#board", BoardView)
     for text in moves:
@@ -90,7 +95,7 @@ def test_the_footer_says_a_running_search_is_cancelled_from_the_tab_bar(studio):
         screen = pilot.app.screen
         await pilot.press("tab")                       # the board to the tab bar
         screen.query_one("#side-panels").active = "solver-tab"
-        await pilot.press("t", "s")                    # any moves: from the opening, no end
+        await pilot.press("t", "s")                    # any moves: no end within the test
         panel = screen.query_one("#solver-panel", SolverPanel)
         await pilot.pause(0.2)
         running = panel.running
@@ -100,7 +105,7 @@ def test_the_footer_says_a_running_search_is_cancelled_from_the_tab_bar(studio):
         await pilot.pause()
         return type(screen.focused).__name__, running, keys, panel.running
 
-    focused, running, keys, after = studio(scenario, size=(80, 24))
+    focused, running, keys, after = studio(scenario, fen=HARD, size=(80, 24))
     assert (focused, running, after) == ("ContentTabs", "solve", None)
     cancels = [(key, description) for key, description in keys if "Cancel" in description]
     assert cancels == [("x", "Cancel search")]          # once: x and escape are one action

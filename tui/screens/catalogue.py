@@ -437,8 +437,15 @@ class CatalogueScreen(StudioScreen[None]):
         self.run_query()
 
     @on(Input.Submitted)
-    def go_to_results(self) -> None:
-        self.query_one("#catalogue-results", DataTable).focus()
+    def go_to_results(self, event: Input.Submitted) -> None:
+        """Enter in the search box opens the entry highlighted (up and down move the cursor
+        from there), as Enter on the results does: a search was followed by a second Enter
+        before anything opened.  In the other fields, and with no result, Enter goes to the
+        results."""
+        results = self.query_one("#catalogue-results", DataTable)
+        results.focus()
+        if event.input.id == "catalogue-search" and self.highlighted() is not None:
+            self.action_open_in_analyse()
 
     # -- the preview -------------------------------------------------------------------------
 
