@@ -247,6 +247,9 @@ def cmd_solve(args: argparse.Namespace) -> int:
         elif result.line_shorter_than_mate:
             print(f"Main line: a mate in {result.line_moves} against a defence "
                   f"that is not the longest (the longest was not extracted)")
+        elif result.line_shorter_than_bound:
+            print(f"Main line: a mate in {result.line_moves} along the proof's defences (the "
+                  f"longest defence lasts at most {result.length} moves)")
         if line:
             print(_numbered(line, board.turn))
     elif result.verdict == Verdict.NO_MATE:

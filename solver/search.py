@@ -267,6 +267,15 @@ class SolveResult:
                 and self.plies is not None and 0 < len(self.main_line) < self.plies)
 
     @property
+    def line_shorter_than_bound(self) -> bool:
+        """A mate proven within ``length`` (not exact) whose complete main line mates sooner:
+        the line follows the proof's stored defences, which need not be the longest, and the
+        mate's own length lies between the two (``Mate in at most 19`` beside a line of 17
+        moves)."""
+        return (self.verdict == Verdict.MATE and not self.exact and self.line_complete
+                and self.plies is not None and 0 < len(self.main_line) < self.plies)
+
+    @property
     def nodes_per_second(self) -> float:
         return self.nodes / self.seconds if self.seconds > 0 else 0.0
 

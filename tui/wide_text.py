@@ -17,7 +17,7 @@ Upstream: Textualize/textual issue 6357 (open for 8.2.8, the version pyproject.t
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import cast
 
 import textual
@@ -72,10 +72,24 @@ def line_breaks(line: str, width: int) -> list[int]:
     """Where ``line`` (no newline in it) is cut to fit lines of ``width`` cells: the offsets
     of the starts of the second and later lines.  Words and punctuation stay with their
     neighbours (:data:`NOT_AT_LINE_START`); a piece wider than a line is cut by characters."""
-    breaks: list[int] = []
-    used = 0                # cells on the current line
+    pieces = []
     offset = 0
     for piece in _breakable_pieces(line):
+        pieces.append((offset, piece, False))
+        offset += len(piece)
+    return _filled(pieces, width)
+
+
+def _filled(pieces: Iterable[tuple[int, str, bool]], width: int) -> list[int]:
+    """The offsets where lines of ``width`` cells start, filled greedily with ``pieces``:
+    (offset, text, whether it must start a line).  A piece's trailing spaces may pass the
+    width (they are not shown at a break); a piece wider than a line is cut by characters."""
+    breaks: list[int] = []
+    used = 0                # cells on the current line
+    for offset, piece, new_line in pieces:
+        if new_line:
+            breaks.append(offset)
+            used = 0
         piece_width = display_width(piece.rstrip())
         if used and used + piece_width > width:
             breaks.append(offset)
@@ -88,7 +102,6 @@ def line_breaks(line: str, width: int) -> list[int]:
                 used += display_width(char)
         else:
             used += display_width(piece)
-        offset += len(piece)
     return breaks
 
 
@@ -105,14 +118,8 @@ class WrappedText:
     def wrapped(self, width: int) -> Text:
         lines: list[Text] = []
         for line in self.text.split("\n", allow_blank=True):
-            pieces = line.divide(line_breaks(line.plain, max(1, width)))
-            for piece in pieces:
-                piece.rstrip()          # the spaces where a line breaks are not shown
-            lines.extend(pieces)
-        result = Text("\n").join(lines)
-        result.no_wrap = True
-        result.overflow = "crop"
-        return result
+            lines.extend(line.divide(line_breaks(line.plain, max(1, width))))
+        return _joined(lines)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         yield self.wrapped(options.max_width)
@@ -120,6 +127,41 @@ class WrappedText:
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         widest = max((display_width(line) for line in self.text.plain.split("\n")), default=0)
         return Measurement(1, min(widest, options.max_width))
+
+
+def _joined(lines: list[Text]) -> Text:
+    """``lines`` as one text that Rich shows as it is: the spaces (and a newline) where a
+    line breaks are not shown."""
+    for line in lines:
+        line.rstrip()
+    result = Text("\n").join(lines)
+    result.no_wrap = True
+    result.overflow = "crop"
+    return result
+
+
+class TokenWrappedText(WrappedText):
+    """A Rich renderable: ``text`` wrapped to the width it is given only where a line may
+    start, at the offsets ``starts`` (a numbered line of moves: before each move with its
+    number, never inside a move nor between a number and its move; a FEN: after a rank's
+    slash).  A piece wider than a line is cut by characters; the text's own newlines are
+    kept.  Its lines keep their styles."""
+
+    def __init__(self, text: Text, starts: Sequence[int]) -> None:
+        super().__init__(text)
+        self.starts = sorted(set(starts))
+
+    def breaks(self, width: int) -> list[int]:
+        """The offsets in ``text`` where its lines start, its own newlines' included."""
+        plain = self.text.plain
+        cuts = sorted({0, len(plain), *self.starts,
+                       *(index + 1 for index, char in enumerate(plain) if char == "\n")})
+        return _filled(((start, plain[start:end].rstrip("\n"),
+                         start > 0 and plain[start - 1] == "\n")
+                        for start, end in zip(cuts, cuts[1:])), width)
+
+    def wrapped(self, width: int) -> Text:
+        return _joined(list(self.text.divide(self.breaks(max(1, width)))))
 
 
 def _render_chops(self: Compositor, crop: Region,

@@ -327,3 +327,28 @@ def test_a_mate_whose_minimality_was_not_searched_says_why(tmp_path):
         f"Mate in at most 17 (found at order 2; a shorter mate not searched for: a full-width "
         f"search of 16 moves, estimated at {skip.estimated_nodes:,.0f} nodes, exceeds the "
         f"{skip.nodes_left:,.0f} left)")
+
+
+def test_a_line_shorter_than_a_mate_at_most_says_why(tmp_path):
+    """"Mate in at most 19" beside a 17-move line (适情雅趣:65 in 60 s): the line follows the
+    proof's defences, and the title says so.  Here a mate in 3's line under a bound of 4."""
+    from dataclasses import replace
+
+    from solver import solve
+
+    exact = solve(Board("3ak4/4a4/9/9/9/9/9/9/9/3K4R w"), mode="any", max_moves=5)
+    assert exact.length == 3 and len(exact.main_line) == 5 and not exact.line_shorter_than_bound
+    at_most_4 = replace(exact, exact=False, length=4)
+    assert at_most_4.line_shorter_than_bound and not at_most_4.line_shorter_than_mate
+    panel = panel_for("3ak4/4a4/9/9/9/9/9/9/9/3K4R w", tmp_path, mode="any")
+
+    async def scenario(pilot):
+        panel.result, panel.line = at_most_4, list(at_most_4.main_line)
+        panel._redraw()
+        await pilot.pause()
+        return text_of(panel, "#solver-result"), text_of(panel, "#solver-line")
+
+    result, line = drive(panel, scenario, size=(120, 40))
+    assert result.startswith("Mate in at most 4")
+    assert line.startswith("Main line (a mate in 3 along the proof's defences; the longest "
+                           "defence lasts at most 4)")

@@ -317,3 +317,26 @@ def test_progress_is_kept_and_shown_and_next_picks_an_unmastered_pattern(example
             "1 hint") in description
     assert isinstance(next_screen, PracticeScreen)
     assert next_screen.entry == next_puzzle(catalogue)
+
+
+def test_keys_that_need_a_session_are_not_offered_without_one(catalogue, drive):
+    """A position that cannot be practised (K A vs K: no mate) offers no hint, solution or
+    take-back in the footer; nor a next puzzle (it comes from analyse mode).  A position
+    that can be practised offers them."""
+    def offered(screen) -> set[str]:
+        return {binding.action for (_, binding, enabled, _) in
+                screen.active_bindings.values() if binding.show and enabled}
+
+    async def scenario(pilot):
+        await pilot.press("f4")
+        await settle(pilot)
+        return type(pilot.app.screen), texts(pilot.app.screen)["message"], \
+            offered(pilot.app.screen)
+
+    screen_type, message, keys = drive(XQStudioApp("3k5/9/9/9/9/9/9/9/4A4/4K4 w"), scenario, SIZE)
+    assert screen_type is PracticeScreen and message.startswith("This position cannot be "
+                                                                "practised")
+    assert not keys & {"hint", "show_solution", "take_back", "next_puzzle"}
+    assert {"restart", "leave"} <= keys
+    _, _, keys = drive(XQStudioApp("3ak4/4a4/9/9/9/9/9/9/9/3K4R w"), scenario, SIZE)
+    assert {"hint", "show_solution", "take_back"} <= keys and "next_puzzle" not in keys

@@ -97,3 +97,20 @@ def test_widths_are_counted_in_terminal_cells():
     assert fit_to_width("马后炮", 4) == "马后"
     assert fit_to_width("马后炮", 5) == "马后 "       # half a 炮 does not fit: a space
     assert fit_to_width("mate", 6) == "mate  "
+
+
+def test_a_line_of_moves_wraps_between_moves_only():
+    """At 80×24 the solver's line ended a row in "4." and Rich may cut 车四|进七: a move and
+    its number stay together, whatever the width."""
+    from tui.widgets.solver_panel import numbered
+
+    moves = ["前车进四", "士5退4", "前车退一", "士4进5", "炮七进八", "马1退2", "车四平五", "将5平6"]
+    line = numbered(moves, 0)
+    for width in range(12, 60):
+        rows = line.wrapped(width).plain.split("\n")
+        assert all(display_width(row) <= width for row in rows), (width, rows)
+        assert not any(row.endswith(".") for row in rows), (width, rows)
+        pieces = " ".join(rows).replace("  ", " ").split(" ")
+        assert [piece for piece in pieces if not piece.endswith(".")] == moves, (width, rows)
+    assert line.wrapped(30).plain == "1. 前车进四 士5退4\n2. 前车退一 士4进5\n" \
+                                     "3. 炮七进八 马1退2\n4. 车四平五 将5平6"

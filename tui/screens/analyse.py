@@ -19,7 +19,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.reactive import var
-from textual.widgets import Footer, Header, TabPane
+from textual.widgets import Header, TabPane
 
 from xiangqi import Board, Move
 from xiangqi.output import MissingExtraError
@@ -29,6 +29,7 @@ from ..diagram_export import export_diagram
 from ..repetition import announce, judge, status_note
 from ..settings import Settings
 from ..widgets.board import BoardView
+from ..widgets.footer import FittingFooter
 from ..widgets.move_list import NOTATION_TITLES, MoveList
 from ..widgets.position_panel import PositionPanel
 from ..widgets.side_panels import SidePanels
@@ -93,7 +94,7 @@ class AnalyseScreen(StudioScreen[None]):
                         yield TablebasePanel(self.settings.tables, id="tablebase-panel")
                     with TabPane("3 Solver", id="solver-tab"):
                         yield SolverPanel(self.settings.tables, id="solver-panel")
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self._show()

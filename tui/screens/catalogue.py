@@ -21,7 +21,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import DataTable, Footer, Header, Input, Select, Static
+from textual.widgets import DataTable, Header, Input, Select, Static
 from textual.widgets.select import NoSelection
 from textual.worker import Worker, WorkerState
 
@@ -53,6 +53,7 @@ from ..services import Material
 from ..settings import Settings
 from ..wide_text import WrappedText, display_width
 from ..widgets.board import BoardView
+from ..widgets.footer import FittingFooter
 from ..widgets.status_line import SIDE_NAMES
 from .draw_practice import DrawPracticeScreen
 from .practice import PracticeScreen, numbered_words, plural
@@ -246,7 +247,7 @@ class CatalogueScreen(StudioScreen[None]):
                 yield BoardView(interactive=False, id="catalogue-board")
                 with VerticalScroll(id="catalogue-description-scroll"):
                     yield Static(id="catalogue-description", markup=False)
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self.query_one("#catalogue-board", BoardView).can_focus = False   # a picture only

@@ -148,6 +148,7 @@ class DrawPracticeScreen(PracticeBase):
 
     def _session_opened(self, practice: DrawPractice) -> None:
         self.practice = practice
+        self.refresh_bindings()
         self._held_recorded = False
         self._record(attempt=True)
         side = SIDE_NAMES[practice.holder]

@@ -36,7 +36,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.widget import Widget
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 from textual.worker import Worker, WorkerState
 
 from puzzles.catalogue import CatalogueError, Entry, next_puzzle, open_catalogue, record_progress
@@ -49,6 +49,7 @@ from xiangqi.pieces import CHINESE_PIECES
 from ..repetition import announce, judge, status_note
 from ..settings import INTERACTIVE_PROGRESS_NODES, Settings
 from ..widgets.board import BoardView
+from ..widgets.footer import FittingFooter
 from ..widgets.move_list import MoveList
 from ..widgets.status_line import SIDE_NAMES, StatusLine
 from .studio_screen import StudioScreen
@@ -97,6 +98,10 @@ def plural(count: int, word: str, words: str | None = None) -> str:
     return f"{count} {word if count == 1 else words or word + 's'}"
 
 
+# The practice screens' actions that need a session: hidden from the footer without one.
+SESSION_ACTIONS = ("hint", "show_solution", "take_back")
+
+
 class PracticeBase(StudioScreen[None]):
     """What the practice screens share: the board beside the problem, the messages, the score
     and the moves; the thinking worker that runs every solver question off the UI thread;
@@ -115,6 +120,16 @@ class PracticeBase(StudioScreen[None]):
     _can_play: Callable[[], bool]
     _show: Callable[[], None]
     _find_hint: Callable[[], Callable[[], None]]
+    practice: object | None             # each screen's session, None until it opens
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Keys that need a session (a hint, the solution, taking back) are not offered while
+        # there is none: before it opens, or on a position that cannot be practised.
+        if action in SESSION_ACTIONS and self.practice is None:
+            return False
+        if action == "next_puzzle" and (self.db is None or self.entry is None):
+            return False                # a position from analyse mode: no catalogue order
+        return super().check_action(action, parameters)
 
     def __init__(self, entry_or_board: Entry | Board, settings: Settings) -> None:
         """``entry_or_board``: a catalogue entry, or a position from analyse mode;
@@ -149,7 +164,7 @@ class PracticeBase(StudioScreen[None]):
                 yield Static(id="practice-score", markup=False)
                 yield MoveList(id="practice-moves")
                 yield from self._side_extras()
-        yield Footer()
+        yield FittingFooter()
 
     def _side_extras(self) -> list[Widget]:
         """Widgets below the moves (none by default)."""
@@ -391,6 +406,7 @@ class PracticeScreen(PracticeBase):
 
     def _session_opened(self, practice: Practice) -> None:
         self.practice = practice
+        self.refresh_bindings()
         self._record(attempt=True)
         side = SIDE_NAMES[practice.attacker]
         self.query_one("#practice-problem", Static).update(

@@ -17,13 +17,14 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from xiangqi import BLACK, KING, RED, Board, FenError, Piece, square, square_file, square_rank
 from xiangqi.fen import STARTING_FEN, placement_fen
 from xiangqi.pieces import mirror_square
 
 from ..widgets.board import BoardView
+from ..widgets.footer import FittingFooter
 from ..widgets.piece_palette import PiecePalette
 from ..widgets.status_line import SIDE_NAMES, describe_position
 from .studio_screen import StudioScreen
@@ -71,7 +72,7 @@ class SetupScreen(StudioScreen[Board | None]):
                 yield Static(id="setup-validation", markup=False)
                 yield Static(id="setup-fen", markup=False)
                 yield Static(_HINT, id="setup-hint", markup=False)
-        yield Footer()
+        yield FittingFooter()
 
     def on_mount(self) -> None:
         self._show()

@@ -6,6 +6,7 @@ from textual.widgets import Static
 
 from xiangqi import Board
 
+from ..wide_text import TokenWrappedText
 from .status_line import describe_position
 
 
@@ -20,7 +21,15 @@ class PositionPanel(Static):
         moves = len(board.legal_moves)
         text = Text()
         text.append("FEN\n", style="bold")
+        fen_start = len(text)
         text.append(board.fen() + "\n\n")
+        # A FEN wider than the panel wraps after a rank's slash or between its fields, never
+        # inside a rank; the description below wraps between its words.
+        starts = [fen_start + index + 1 for index, char in enumerate(board.fen())
+                  if char in "/ "]
+        described = len(text)
         text.append(describe_position(board) + "\n")
         text.append(f"{moves} legal move{'s' if moves != 1 else ''}")
-        self.update(text)
+        starts += [described + index + 1 for index, char in enumerate(text.plain[described:])
+                   if char == " "]
+        self.update(TokenWrappedText(text, starts))

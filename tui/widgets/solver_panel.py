@@ -9,6 +9,7 @@ the search when the user cancels.
 """
 from __future__ import annotations
 
+import re
 import threading
 import time
 from pathlib import Path
@@ -52,6 +53,7 @@ from ..services import (
     verify,
 )
 from ..settings import INTERACTIVE_PROGRESS_NODES
+from ..wide_text import TokenWrappedText
 
 SEARCH_GROUP = "solver-search"
 MODE_NAMES = {"checks": "连照 continuous check", "any": "any moves", "draw": "和 draw study"}
@@ -106,25 +108,30 @@ class _ProgressHook:
 PLY_META = "solver-ply"
 
 
-def numbered(moves: list[str], first_turn: int, current: int | None = None) -> Text:
+def numbered(moves: list[str], first_turn: int,
+             current: int | None = None) -> TokenWrappedText:
     """Moves in numbered pairs (``1. 炮五平九 马7进5``); ply ``current`` (1-based) highlighted;
-    each move carries its ply in the style meta ``PLY_META``."""
+    each move carries its ply in the style meta ``PLY_META``.  Wrapped only between moves (a
+    move with its number is one piece: a line ended in "4." or cut 车四|进七 at 80 columns)."""
     text = Text()
+    starts: list[int] = []
     number = 1
     for ply, move in enumerate(moves, start=1):
         red_move = (ply - 1 + first_turn) % 2 == 0
         if red_move or ply == 1:
             if ply > 1:
                 text.append("  ")
+            starts.append(len(text))
             text.append(f"{number}. " + ("" if red_move else "... "), style="dim")
         else:
             text.append(" ")
+            starts.append(len(text))
         style = Style.parse("reverse bold" if ply == current else "") + \
             Style(meta={PLY_META: ply})
         text.append(move, style=style)
         if not red_move:
             number += 1
-    return text
+    return TokenWrappedText(text, starts)
 
 
 class Note(Static):
@@ -726,11 +733,18 @@ class SolverPanel(Widget, can_focus=True):
             title = "Drawing line" if self.analysis.line is not None else "The win"
         elif self.result is not None and self.result.line_shorter_than_mate:
             title = f"Main line (a mate in {self.result.line_moves}: not the longest defence)"
+        elif self.result is not None and self.result.line_shorter_than_bound:
+            title = (f"Main line (a mate in {self.result.line_moves} along the proof's "
+                     f"defences; the longest defence lasts at most {self.result.length})")
         text = Text(title, style="bold")
         text.append(f"  step {self.step}/{len(self.line)} \u00b7 . , step; g, Enter or a "
-                    "click plays\n", style="dim")
-        text.append_text(numbered(moves, self.board.turn, self.step or None))
-        widget.update(text)
+                    "click plays", style="dim")
+        # The title wraps between its words; the moves between moves (see numbered).
+        words = [match.start() for match in re.finditer(r"(?<= )\S", text.plain)]
+        line = numbered(moves, self.board.turn, self.step or None)
+        offset = len(text.plain) + 1
+        widget.update(TokenWrappedText(Text("\n").join([text, line.text]),
+                                       words + [offset + start for start in line.starts]))
 
     def _report_text(self) -> Text:
         report, board = self.report, self.board

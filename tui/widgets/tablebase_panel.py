@@ -64,20 +64,21 @@ class BuildCancelled(Exception):
 
 
 RESULT_STYLES = {2: "green", 1: "green", 0: "yellow", -1: "red", -2: "red"}
-# The move table's words: short, so the four columns fit a side panel 40 cells wide.
-RESULT_CELLS = {2: "win", 1: "win, 60-move draw", 0: "draw", -1: "loss, 60-move draw",
-                -2: "loss"}
+# The move table's words: short, so that its four columns (at most 8 + 14 + 3 + 3 cells and
+# their padding) fit the side panel at 80 columns, 38 cells wide: the table cut its DTC
+# column there.  A win or loss the 60-move rule draws is a draw, which side it favoured in
+# the colour.
+RESULT_CELLS = {2: "win", 1: "draw (60-move)", 0: "draw", -1: "draw (60-move)", -2: "loss"}
+MOVE_COLUMNS = ("Move", "Result", "DTM", "DTC")
 
 
 def mate_column(value: TableValue) -> str:
-    """The move table's mate cell: ``in 19 (37)`` (moves, then plies), ``mated in 3 (6)``."""
+    """The move table's DTM cell: the plies to mate (the side to move after the move wins
+    or loses, as its result says), ``—`` for a draw."""
     if value.wdl == 0:
         return "\u2014"
-    plies = value.dtm
-    assert plies is not None
-    if value.wdl > 0:
-        return f"in {(plies + 1) // 2} ({plies})"
-    return f"mated in {plies // 2} ({plies})"
+    assert value.dtm is not None
+    return str(value.dtm)
 
 
 def rule_lines(value: TableValue, board: Board) -> list[str]:
@@ -394,7 +395,7 @@ class TablebasePanel(Widget, can_focus=True):
         # Columns are made afresh each time, so their widths fit this position's cells (a
         # cleared table keeps the widths of the widest cells it ever had).
         table.clear(columns=True)
-        table.add_columns("Move", "Result", "Mate (plies)", "DTC")
+        table.add_columns(*MOVE_COLUMNS)
         table.display = self.value is not None and bool(self.ranked)
         if self.board is None:
             return
