@@ -57,7 +57,7 @@ lint: $(STAMP)
 # The compiled modules whose .pyi stubs stubtest checks against the built extensions (what it
 # cannot check is in stubtest-allowlist.txt, with reasons).
 STUBTEST_MODULES := xiangqi._core tablebases._builder tablebases._chase tablebases._index \
-	tablebases._probe solver._mate_ab solver._dfpn
+	tablebases._probe solver._mate_ab solver._mate_eval solver._dfpn
 
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy

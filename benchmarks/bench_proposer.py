@@ -31,7 +31,7 @@ import sys
 import time
 from pathlib import Path
 
-from resume_rows import append_row, read_rows
+from resume_rows import SettingsDiffer, append_row, read_rows, resumed_rows
 from solve_collection import SAMPLE, problems
 from solver._mate_ab import MateFinder
 from xiangqi import Board, Move
@@ -99,16 +99,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("give a budget: --nodes or --seconds")
     numbers = [int(n) for n in args.numbers.split(",") if n.strip()] or SAMPLE
     fens = {number: fen for number, fen, _ in problems()}
-    done: dict[int, dict[str, str]] = {}
-    if args.resume and args.resume.exists():
-        header, done = read_rows(args.resume, COLUMNS)
-        if header != settings_lines(args):
-            print(f"error: {args.resume} was made with other settings:\n" + "\n".join(header),
-                  file=sys.stderr)
-            return 2
-    elif args.resume:
-        args.resume.write_text("\n".join([TITLE, *settings_lines(args), "\t".join(COLUMNS)])
-                               + "\n", encoding="utf-8")
+    try:
+        done = resumed_rows(args.resume, TITLE, settings_lines(args), COLUMNS)
+    except SettingsDiffer as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     for number in numbers:
         if number in done:
             continue

@@ -27,3 +27,24 @@ def append_row(path: Path, row: dict[str, str], columns: list[str]) -> None:
         out.write("\t".join(row[c] for c in columns) + "\n")
         out.flush()
         os.fsync(out.fileno())
+
+
+class SettingsDiffer(ValueError):
+    """A resume file made with other settings than the run's (its message lists them)."""
+
+
+def resumed_rows(path: Path | None, title: str, settings: list[str],
+                 columns: list[str]) -> dict[int, dict[str, str]]:
+    """The rows already in the resume file ``path`` (none if it does not exist yet: then it
+    is started with ``title``, ``settings`` and the header; none without a file).  Raises
+    :class:`SettingsDiffer` if the file was made with other settings."""
+    if path is None:
+        return {}
+    if not path.exists():
+        path.write_text("\n".join([title, *settings, "\t".join(columns)]) + "\n",
+                        encoding="utf-8")
+        return {}
+    header, rows = read_rows(path, columns)
+    if header != settings:
+        raise SettingsDiffer(f"{path} was made with other settings:\n" + "\n".join(header))
+    return rows

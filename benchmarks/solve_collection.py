@@ -90,7 +90,7 @@ from puzzles.verification import (
     verify_composition,
     with_refutation,
 )
-from solver.search import DEFAULT_PROPOSER_SHARE
+from solver.search import DEFAULT_PROPOSER, DEFAULT_PROPOSER_SHARE, PROPOSERS
 from tablebases import open_tablebase
 from xiangqi import Board, Move
 
@@ -109,8 +109,8 @@ RESUME_COLUMNS = ["number", "stipulation", "verdict", "moves", "exact", "order",
 # The options a resume file records in its header and a resumed run must repeat: they decide
 # the rows.  (Not --jobs, --numbers, --sample, --cluster: they decide only which and where.)
 RESUME_SETTINGS = ["checks_seconds", "checks_moves", "any_seconds", "any_moves", "any_nodes",
-                   "orders", "proposer_share", "threads", "refute_seconds", "refute_nodes",
-                   "refute_moves", "tables"]
+                   "orders", "proposer_share", "proposer", "threads", "refute_seconds",
+                   "refute_nodes", "refute_moves", "tables"]
 RESUME_TITLE = "# solve_collection.py resume file: one row per problem, appended as it finishes"
 # The development sample: every seventh of the 281 quiet-move wins (stipulation "win" in the
 # verdicts file, in the book's order, the first included): the 41 of the session-6 to
@@ -166,7 +166,8 @@ def settings_of(args: argparse.Namespace) -> VerifySettings:
                           refute=bool(args.refute_seconds or args.refute_nodes),
                           refute_seconds=args.refute_seconds, refute_nodes=args.refute_nodes,
                           refute_moves=args.refute_moves, orders=args.orders,
-                          proposer_share=args.proposer_share, threads=args.threads,
+                          proposer_share=args.proposer_share, proposer=args.proposer,
+                          threads=args.threads,
                           tables=args.tables)
 
 
@@ -462,6 +463,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--proposer-share", type=float, default=DEFAULT_PROPOSER_SHARE,
                         help="share of a quiet-move search's budget for the alpha-beta mate "
                              "finder whose moves df-pn tries first (0: none)")
+    parser.add_argument("--proposer", choices=PROPOSERS, default=DEFAULT_PROPOSER,
+                        help="the finder of --proposer-share: threats or eval")
     parser.add_argument("--threads", type=int, default=1,
                         help="processes of each problem's search, sharing one table (the node "
                              "budgets count all of them; with --jobs J, J x THREADS processes)")

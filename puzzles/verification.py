@@ -23,6 +23,7 @@ from solver.draw import DrawAnalysis
 from solver.refute import DEFAULT_REFUTATION_MOVES, Refutation, refute
 from solver.search import (
     DEFAULT_LAMBDA_ORDERS,
+    DEFAULT_PROPOSER,
     DEFAULT_PROPOSER_SHARE,
     SolveResult,
     table_mate_moves,
@@ -62,6 +63,7 @@ class VerifySettings:
     refute_moves: int = DEFAULT_REFUTATION_MOVES
     orders: int = DEFAULT_LAMBDA_ORDERS
     proposer_share: float = DEFAULT_PROPOSER_SHARE
+    proposer: str = DEFAULT_PROPOSER
     threads: int = 1
     tables: str | None = None
 
@@ -91,7 +93,8 @@ class VerifySettings:
 
     def any_limits(self) -> Limits:
         return Limits(seconds=self.any_seconds, nodes=self.any_nodes, lambda_orders=self.orders,
-                      proposer_share=self.proposer_share, threads=self.threads)
+                      proposer_share=self.proposer_share, proposer=self.proposer,
+                      threads=self.threads)
 
     def refute_limits(self) -> Limits:
         return Limits(seconds=self.refute_seconds, nodes=self.refute_nodes,

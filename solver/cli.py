@@ -39,17 +39,21 @@ from .draw import DEFAULT_DRAW_SECONDS, DEFAULT_LINE_PLIES, DEFAULT_TRAP_MOVES, 
 from .search import (
     DEFAULT_LAMBDA_ORDERS,
     DEFAULT_MAX_MOVES,
+    DEFAULT_PROPOSER,
     DEFAULT_PROPOSER_SHARE,
     DEFAULT_SEARCH_SECONDS,
     DEFAULT_TABLE_BITS,
     LINE_RESERVE,
     MAX_MOVES_BOUND,
     MAX_PROPOSER_SHARE,
+    PROPOSERS,
     TABLE_BITS_RANGE,
+    THREADS_VARIABLE,
     Limits,
     Solver,
     SolverError,
     default_bound,
+    default_search_threads,
     game_position_text,
     order_name,
     search_ran_out_text,
@@ -126,6 +130,8 @@ def _limits(args: argparse.Namespace, draw: bool = False) -> Limits:
     """The search limits.  Without ``--seconds`` a search gets a finite budget (a draw
     analysis :data:`DEFAULT_DRAW_SECONDS`, any other :data:`DEFAULT_SEARCH_SECONDS`), unless
     ``--nodes`` alone sets one (node budgets give the same answer on any machine)."""
+    if args.threads is None:            # the default: $XQSTUDIO_THREADS, else the cores
+        args.threads = default_search_threads()
     if args.seconds is not None:
         seconds = args.seconds
     elif args.nodes and not draw:
@@ -134,7 +140,7 @@ def _limits(args: argparse.Namespace, draw: bool = False) -> Limits:
         seconds = default_seconds(draw)
     return Limits(nodes=args.nodes, seconds=seconds, table_bits=args.table_bits,
                   lambda_orders=0 if args.full_width else args.orders, threads=args.threads,
-                  proposer_share=args.proposer_share)
+                  proposer_share=args.proposer_share, proposer=args.proposer)
 
 
 def budget_text(limits: Limits) -> str:
@@ -578,15 +584,19 @@ def _search_options(parser: argparse.ArgumentParser, per_search: bool = False) -
                              "moves that threaten an order n-1 win)")
     parser.add_argument("--full-width", action="store_true",
                         help="quiet-move problems: plain full-width search, no λ orders")
-    parser.add_argument("--threads", type=whole_number(1, MAX_THREADS), default=1,
+    parser.add_argument("--threads", type=whole_number(1, MAX_THREADS), default=None,
                         help="cores to use: processes searching together on one shared table "
                              "(the node budget counts all of them) and threads of a table build "
-                             "(default 1)")
+                             f"(default: ${THREADS_VARIABLE}, else every core)")
     parser.add_argument("--proposer-share", type=number_argument(0.0, MAX_PROPOSER_SHARE, float),
                         default=DEFAULT_PROPOSER_SHARE,
                         help="quiet-move problems: share of the budget for the alpha-beta mate "
                              "finder whose mates df-pn tries first (default "
                              f"{DEFAULT_PROPOSER_SHARE:g}: off)")
+    parser.add_argument("--proposer", choices=PROPOSERS, default=DEFAULT_PROPOSER,
+                        help="the mate finder of --proposer-share: threats (quiet moves admitted "
+                             "by threat tests) or eval (evaluation-guided alpha-beta; default "
+                             f"{DEFAULT_PROPOSER})")
     add_tables_option(parser)
     parser.add_argument("--no-tables", action="store_true", help="do not probe tablebases")
 

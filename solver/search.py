@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,6 +22,8 @@ from xiangqi.rules import adjudicate, ruleset
 
 from ._dfpn import DISPROVEN, ENTRY_BYTES, FULL, MAX_ORDER, MAX_THREADS, PROVEN, UNKNOWN, Search
 from ._mate_ab import MAX_MATE_MOVES, MateFinder
+from ._mate_eval import MAX_MATE_MOVES as MAX_EVAL_MATE_MOVES
+from ._mate_eval import EvalMateFinder
 from .budget import Budget, within
 from .parallel import search_with_helpers
 from .types import MODES, Mode, Verdict
@@ -65,6 +68,10 @@ TABLE_BITS_RANGE = (2, 34)
 # df-pn proves cheaply anyway (at 2 M nodes alone it finds 8 of the 41, all among the 18),
 # and its hints saved nodes on one (No. 314: 562,546 -> 543,959 with the finder's 47,640).
 DEFAULT_PROPOSER_SHARE = 0.0
+# The proposers: "threats", solver._mate_ab's boolean search admitting quiet moves by threat
+# tests; "eval", solver._mate_eval's evaluation-guided alpha-beta, every move searched.
+PROPOSERS = ("threats", "eval")
+DEFAULT_PROPOSER = "threats"
 # The largest share: df-pn, which gives the answer, keeps a tenth of the budget at least.
 MAX_PROPOSER_SHARE = 0.9
 # The proposer's nodes when the solve has no budget to take a share of.
@@ -85,6 +92,28 @@ def table_mate_moves(board: Board, mode: str, tablebase: Tablebase | None) -> in
         return None
     plies = get_dtm(board, None)
     return (plies + 1) // 2 if plies is not None and plies > 0 else None
+
+
+# The environment variable that sets the processes of a search by default (the front ends'
+# --threads default, the studio's solver): else every core this process may use.
+THREADS_VARIABLE = "XQSTUDIO_THREADS"
+
+
+def default_search_threads() -> int:
+    """The processes a solve or verify of the front ends uses unless told: $XQSTUDIO_THREADS,
+    else the cores this process may run on (at most MAX_THREADS).  The library's
+    :class:`Limits` keeps one: a search on several processes finds its proofs in an order
+    that depends on timing (the answers hold; which one is found first may not repeat).
+    Raises :class:`SolverError` for a variable that is not a number from 1 to MAX_THREADS."""
+    configured = os.environ.get(THREADS_VARIABLE, "").strip()
+    if configured:
+        if not configured.isdigit() or not 1 <= int(configured) <= MAX_THREADS:
+            raise SolverError(f"{THREADS_VARIABLE} must be a number of processes from 1 to "
+                              f"{MAX_THREADS}, not {configured!r}")
+        return int(configured)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
+        (os.cpu_count() or 1)
+    return max(1, min(MAX_THREADS, cores))
 
 
 def default_bound(board: Board, mode: str, tablebase: Tablebase | None = None) -> int:
@@ -161,6 +190,7 @@ class Limits:
     # "any" mode: the share of the budget for the alpha-beta mate finder that proposes moves
     # for df-pn to try first (0: none).  Whatever it finds, the answer is df-pn's proof.
     proposer_share: float = DEFAULT_PROPOSER_SHARE
+    proposer: str = DEFAULT_PROPOSER          # which finder takes that share (PROPOSERS)
     # Processes searching the root's queries together on one shared table (solver.parallel);
     # the node budget counts the nodes of all of them.
     threads: int = 1
@@ -182,6 +212,9 @@ class Limits:
                               f"not {self.lambda_orders}")
         if not 1 <= self.threads <= MAX_THREADS:
             raise SolverError(f"threads must be between 1 and {MAX_THREADS}, not {self.threads}")
+        if self.proposer not in PROPOSERS:
+            raise SolverError(f"the proposer must be one of {', '.join(PROPOSERS)}, "
+                              f"not {self.proposer!r}")
         if not 0 <= self.proposer_share <= MAX_PROPOSER_SHARE:
             raise SolverError(f"the proposer's share must be from 0 to {MAX_PROPOSER_SHARE}, "
                               f"not {self.proposer_share}")
@@ -336,7 +369,7 @@ class Solver:
         # is chosen (see :meth:`line_within_reserve`).
         self._fresh_defences = False
         # The alpha-beta proposer (see :meth:`_propose`): run once, at the root's first query.
-        self._finder: MateFinder | None = None
+        self._finder: MateFinder | EvalMateFinder | None = None
         self.proposed_length: int | None = None  # the mate it proposed (not a proof)
         self.proposer_nodes = 0
         self.start = time.time()
@@ -474,16 +507,20 @@ class Solver:
         found to df-pn as hints, to be tried first (a quiet one without its threat test).
         Nothing it finds is an answer: df-pn still proves every mate reported."""
         share = self.limits.proposer_share
-        finder = self._finder = MateFinder()
-        finder.max_order = max(1, self.limits.lambda_orders)
+        finder: MateFinder | EvalMateFinder
+        if self.limits.proposer == "eval":
+            finder = self._finder = EvalMateFinder()
+        else:
+            finder = self._finder = MateFinder()
+            finder.max_order = max(1, self.limits.lambda_orders)
         if self.search.stopped:
             return                      # cancelled before it started
         budget = Budget.of(self.search)
         seconds, node_limit = budget.share_of_left(share, self.search.nodes, 1e-3, 1)
         if not budget.node_limit and not budget.deadline:
             node_limit = PROPOSER_UNBUDGETED_NODES
-        self.proposed_length = finder.find(board, min(upper, MAX_MATE_MOVES), node_limit,
-                                           seconds)
+        self.proposed_length = finder.find(board, min(upper, MAX_MATE_MOVES,
+                                                      MAX_EVAL_MATE_MOVES), node_limit, seconds)
         self.proposer_nodes = finder.nodes
         self.search.nodes += finder.nodes
         if self.proposed_length is not None:

@@ -3,7 +3,8 @@
 * Every test gets its own default tablebase directory and catalogue file, in a temporary
   directory of its own (``XQSTUDIO_TABLES``, ``XQSTUDIO_CATALOGUE``; its fixtures may point them
   elsewhere), so no test reads or writes the user's ``~/.local/share/xqstudio`` and tests
-  running in parallel (pytest-xdist) never share a file.
+  running in parallel (pytest-xdist) never share a file; and one process a search
+  (``XQSTUDIO_THREADS``).
 * Tests that use an expensive shared fixture are marked ``slow``, so ``make test-fast``
   (``-m "not slow"``) skips the fixture's cost too: ``table_dir`` builds eleven tablebases,
   ``corpus`` asks Fairy-Stockfish about thousands of positions.
@@ -21,6 +22,9 @@ def _private_defaults(tmp_path_factory: pytest.TempPathFactory,
     home = tmp_path_factory.mktemp("xqstudio-home")
     monkeypatch.setenv("XQSTUDIO_TABLES", str(home / "tablebases"))
     monkeypatch.setenv("XQSTUDIO_CATALOGUE", str(home / "catalogue.sqlite"))
+    # One process a search unless a test says otherwise: on several, which proof is found
+    # first depends on timing, and the tests check exact lines and node counts.
+    monkeypatch.setenv("XQSTUDIO_THREADS", "1")
 
 
 @pytest.fixture(scope="session")

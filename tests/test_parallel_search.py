@@ -102,3 +102,38 @@ def test_catalogue_verify_with_threads(tmp_path, capsys):
     (row,) = data["compositions"]
     assert (row["stipulation"], row["verdict"], row["moves"]) == ("win", "mate", 11)
     assert replays_to_mate(QUIET_MATE, [Move.from_iccs(m) for m in row["main_line"].split()])
+
+
+def test_front_ends_search_on_every_core_unless_told(monkeypatch, tmp_path):
+    """Issue 53 item 4: ``problem solve``/``verify`` and the studio default to the cores this
+    process may use ($XQSTUDIO_THREADS to choose; the library's Limits keeps one)."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from solver.search import Limits, SolverError, default_search_threads
+
+    cores = len(os.sched_getaffinity(0))
+    monkeypatch.delenv("XQSTUDIO_THREADS")
+    assert default_search_threads() == min(cores, 64) and Limits().threads == 1
+    monkeypatch.setenv("XQSTUDIO_THREADS", "3")
+    assert default_search_threads() == 3
+    for bad in ("0", "65", "two"):
+        monkeypatch.setenv("XQSTUDIO_THREADS", bad)
+        with pytest.raises(SolverError, match="XQSTUDIO_THREADS must be a number of processes "
+                                              "from 1 to 64"):
+            default_search_threads()
+    xqstudio = str(Path(sys.executable).parent / "xqstudio")
+    done = subprocess.run([xqstudio, "problem", "solve", "3ak4/4a4/9/9/9/9/9/9/9/3K4R w",
+                           "--tables", str(tmp_path), "--json"], capture_output=True, text=True,
+                          env={**os.environ, "XQSTUDIO_THREADS": "two"}, timeout=60)
+    assert done.returncode == 1 and json.loads(done.stdout)["error"].startswith(
+        "XQSTUDIO_THREADS must be a number of processes")
+    environment = {key: value for key, value in os.environ.items()
+                   if key != "XQSTUDIO_THREADS"}
+    done = subprocess.run([xqstudio, "problem", "solve", "3ak4/4a4/9/9/9/9/9/9/9/3K4R w",
+                           "--tables", str(tmp_path), "--json"], capture_output=True, text=True,
+                          env=environment, timeout=60)
+    assert json.loads(done.stdout)["moves"] == 3           # on every core, the same mate

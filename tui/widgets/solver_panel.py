@@ -44,6 +44,7 @@ from ..services import (
     TablebaseError,
     analyse_draw,
     default_bound,
+    default_search_threads,
     default_seconds,
     game_position_text,
     order_name,
@@ -373,8 +374,16 @@ class SolverPanel(Widget, can_focus=True):
                 self._message = f"Cannot solve: {error.user_text()}"
                 self._redraw()
                 return
+            try:
+                limits = self._limits()
+            except SolverError as error:           # e.g. a bad $XQSTUDIO_THREADS
+                if tablebase is not None:
+                    tablebase.close()
+                self._message = f"Cannot solve: {error}"
+                self._redraw()
+                return
             hook = self._start(board, "solve", max_moves)
-            solver = Solver(board, self.mode, self._limits(), tablebase, hook)
+            solver = Solver(board, self.mode, limits, tablebase, hook)
             hook.solver = self._solver = solver
             self._solve_in_thread(solver, max_moves, tablebase)
 
@@ -461,7 +470,9 @@ class SolverPanel(Widget, can_focus=True):
         return float(max(value, 0))
 
     def _limits(self) -> Limits:
-        return Limits(seconds=self.budget_seconds(), progress_nodes=INTERACTIVE_PROGRESS_NODES)
+        # Every core by default ($XQSTUDIO_THREADS to choose): users have 8-16.
+        return Limits(seconds=self.budget_seconds(), progress_nodes=INTERACTIVE_PROGRESS_NODES,
+                      threads=default_search_threads())
 
     def _max_moves(self) -> int | None:
         """The max-moves field, or None when it is empty or not a positive number."""

@@ -1,0 +1,111 @@
+"""The quiet-move wins of the development sample at a time budget a problem (issue 53): how
+many the solver proves with a main line that replays to mate, and how many exactly, for a
+setting of the proposer (``--proposer``, ``--proposer-share``) and of the processes
+(``--threads``).  Ours alone; ``bench_quiet_vs_fairy.py`` runs Fairy-Stockfish beside it.
+
+Usage:
+    python benchmarks/bench_quiet_sample.py --resume FILE [--seconds 10] [--threads 1]
+        [--proposer threats|eval] [--proposer-share 0.3]
+    python benchmarks/bench_quiet_sample.py --summary FILE [FILE ...]
+
+Each problem: ``solve(Board(fen), mode="any", max_moves=MOVES)`` with ``Limits(seconds=
+SECONDS, threads=THREADS, proposer=..., proposer_share=...)``, no tables.  ``--resume FILE``
+appends one row per problem as it finishes and skips the problems already there (its header
+records the settings; other settings are refused).  ``--summary`` compares runs: the found
+and exact counts, and the problems one run found that another did not.
+
+Figures (2026-12-07, ci-2core; two runs side by side, one process each, 10 s a problem):
+proposer off 19 found (8 exact); the evaluation-guided proposer (solver._mate_eval) at a
+share of 0.3 the same 19 (8 exact), No. 380's bound 12 instead of 10.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from resume_rows import SettingsDiffer, append_row, read_rows, resumed_rows
+from solve_collection import SAMPLE, problems
+from solver import Limits, solve
+from solver.search import DEFAULT_PROPOSER, DEFAULT_PROPOSER_SHARE, PROPOSERS
+from xiangqi import Board
+
+COLUMNS = ["number", "verdict", "moves", "exact", "replays", "nodes", "seconds"]
+TITLE = "# bench_quiet_sample.py resume file: one row per problem, appended as it finishes"
+
+
+def settings_lines(args: argparse.Namespace) -> list[str]:
+    return [f"# setting {name}={getattr(args, name)}" for name in
+            ("seconds", "moves", "threads", "proposer", "proposer_share")]
+
+
+def replays_to_mate(board: Board, line: list) -> bool:
+    board = board.copy()
+    for move in line:
+        if move not in board.legal_moves:
+            return False
+        board.push(move)
+    return bool(line) and not board.has_legal_move()
+
+
+def summary(paths: list[Path]) -> str:
+    found: dict[Path, set[int]] = {}
+    lines = []
+    for path in paths:
+        rows = read_rows(path, COLUMNS)[1]
+        found[path] = {n for n, row in rows.items() if row["replays"] == "yes"}
+        exact = sum(rows[n]["exact"] == "yes" for n in found[path])
+        lines.append(f"{path.name}: {len(rows)} problems, {len(found[path])} found "
+                     f"({exact} exact)")
+    for path in paths:
+        others = set().union(*(found[p] for p in paths if p != path)) if len(paths) > 1 else set()
+        if len(paths) > 1:
+            lines.append(f"only {path.name}: " + (", ".join(map(str, sorted(found[path] -
+                                                                              others)))
+                                                  or "none"))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--resume", type=Path, help="append rows here, skip those there")
+    parser.add_argument("--summary", type=Path, nargs="+", help="the figures of resume files")
+    parser.add_argument("--numbers", default="", help="comma-separated numbers in 适情雅趣")
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--moves", type=int, default=30)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--proposer", choices=PROPOSERS, default=DEFAULT_PROPOSER)
+    parser.add_argument("--proposer-share", type=float, default=DEFAULT_PROPOSER_SHARE)
+    args = parser.parse_args(argv)
+    if args.summary:
+        print(summary(args.summary))
+        return 0
+    numbers = [int(n) for n in args.numbers.split(",") if n.strip()] or SAMPLE
+    fens = {number: fen for number, fen, _ in problems()}
+    try:
+        done = resumed_rows(args.resume, TITLE, settings_lines(args), COLUMNS)
+    except SettingsDiffer as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    limits = Limits(seconds=args.seconds, threads=args.threads, proposer=args.proposer,
+                    proposer_share=args.proposer_share)
+    for number in numbers:
+        if number in done:
+            continue
+        board = Board(fens[number])
+        start = time.perf_counter()
+        result = solve(board, mode="any", max_moves=args.moves, limits=limits)
+        replays = str(result.verdict) == "mate" and replays_to_mate(board, result.main_line)
+        row = {"number": str(number), "verdict": str(result.verdict),
+               "moves": str(result.length or ""), "exact": "yes" if result.exact else "no",
+               "replays": "yes" if replays else "no", "nodes": str(result.nodes),
+               "seconds": f"{time.perf_counter() - start:.2f}"}
+        print("\t".join(row[c] for c in COLUMNS), flush=True)
+        if args.resume:
+            append_row(args.resume, row, COLUMNS)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
