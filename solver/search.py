@@ -67,6 +67,8 @@ TABLE_BITS_RANGE = (2, 34)
 # same 18 (8 exact) with 50.1 M, 51.9 M and 52.9 M nodes; the finder proposes only mates that
 # df-pn proves cheaply anyway (at 2 M nodes alone it finds 8 of the 41, all among the 18),
 # and its hints saved nodes on one (No. 314: 562,546 -> 543,959 with the finder's 47,640).
+# At 10 s a problem (benchmarks/bench_quiet_sample.py, 2026-12-07): off 19 found (8 exact);
+# the evaluation-guided finder at 0.1 and 0.3 the same 19; the threat-based one at 0.3 18.
 DEFAULT_PROPOSER_SHARE = 0.0
 # The proposers: "threats", solver._mate_ab's boolean search admitting quiet moves by threat
 # tests; "eval", solver._mate_eval's evaluation-guided alpha-beta, every move searched.
