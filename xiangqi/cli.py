@@ -262,7 +262,7 @@ def display_width(text: str) -> int:
     """The terminal columns ``text`` takes (a Chinese character takes two).
 
     >>> display_width("trap 车四进五")
-    17
+    13
     """
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
