@@ -16,7 +16,9 @@ and exact counts, and the problems one run found that another did not.
 
 Figures (2026-12-07, ci-2core; two runs side by side, one process each, 10 s a problem):
 proposer off 19 found (8 exact); the evaluation-guided proposer (solver._mate_eval) at a
-share of 0.3 the same 19 (8 exact), No. 380's bound 12 instead of 10.
+share of 0.3 the same 19 (8 exact), No. 380's bound 12 instead of 10.  With its defender
+reductions and frontier futility (a second pair of runs, ``*_b.tsv``): off 19 (9 exact),
+eval 0.3 19 (9 exact), No. 336's bound 18 instead of 15.
 """
 from __future__ import annotations
 

@@ -14,8 +14,11 @@ one searches every move, ordered and pruned by a score:
   points in its palace;
 * check extensions; a quiescence search of captures, evasions, and the attacker's checks
   at its first ply (a mate just past the horizon is seen);
-* null-move pruning at the attacker's nodes outside mate windows, and late-move reductions
-  of the attacker's quiet moves that do not check;
+* null-move pruning at the attacker's nodes outside mate windows; late-move reductions of
+  the attacker's quiet moves that do not check (logarithmic) and of the defender's late
+  quiet moves out of check (one ply); at the attacker's frontier (two plies) quiet
+  non-checking moves are skipped when the evaluation is far below alpha (on Nos. 63 and
+  285, mates in 6: 489,000 and 151,000 nodes against 1,374,000 and 316,000 without these);
 * ordering: the table's move, captures by victim, the attacker's checks, two killers a
   ply, the history of cutoffs; mate-distance pruning, so the first mate found is short.
 
@@ -280,7 +283,7 @@ cdef int search(EvSearch* e, int depth, int alpha, int beta, int ply,
     cdef EvEntry* t
     cdef int i, m, score, best, best_move = 0, table_move = 0, reduction, new_depth
     cdef int original_alpha, bound, stored
-    cdef bint in_check, attacker_node
+    cdef bint in_check, attacker_node, futile
     cdef uint64_t key = s.key
     e.nodes += 1
     if over_limits(e):
@@ -324,8 +327,12 @@ cdef int search(EvSearch* e, int depth, int alpha, int beta, int ply,
         return -MATE + ply
     original_alpha = alpha
     best = -INF
+    futile = attacker_node and not in_check and depth <= 2 and \
+        -MATE_BOUND < alpha < MATE_BOUND and evaluate(e) + 250 * depth <= alpha
     for i in range(moves.count):
         m = pick(&moves, i)
+        if futile and i > 0 and not moves.captures[i] and not moves.checks[i]:
+            continue
         new_depth = depth - 1
         bs_make(s, m)
         if i == 0:
@@ -337,6 +344,9 @@ cdef int search(EvSearch* e, int depth, int alpha, int beta, int ply,
                 reduction = LMR[min(depth, 63)][min(i, 63)]
                 if reduction > new_depth - 1:
                     reduction = new_depth - 1
+            elif not attacker_node and depth >= 3 and i >= 4 and not moves.captures[i] and \
+                    not in_check:
+                reduction = 1
             score = -search(e, new_depth - reduction, -alpha - 1, -alpha, ply + 1, True)
             if score > alpha and reduction:
                 score = -search(e, new_depth, -alpha - 1, -alpha, ply + 1, True)
