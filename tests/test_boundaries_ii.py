@@ -153,6 +153,21 @@ class Tmux:
         subprocess.run([*self.base, "kill-server"], capture_output=True)
 
 
+def studio_processes(fen: str) -> list[int]:
+    """The Python processes running ``xqstudio studio --fen FEN`` (the studio and its search's
+    helpers, which are forked from it), not the shell that started it."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            words = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if fen.encode() in words and any(b"xqstudio" in word for word in words) and \
+                not any(b"STUDIO-EXITED" in word for word in words):
+            found.append(int(entry.name))
+    return found
+
+
 @pytest.fixture
 def tmux(tmp_path, monkeypatch):
     if shutil.which("tmux") is None:
@@ -171,10 +186,12 @@ def tmux(tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
-def test_quitting_the_studio_during_a_search_ends_it_at_once(tmux):
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_quitting_the_studio_during_a_search_ends_it_at_once(tmux, monkeypatch, threads):
     """Analyse mode on a hard problem, the Solver tab, mode "any", ``s``, then ctrl+q:
     the process is gone within seconds (it searched on, its screen blank, until the budget
-    ended: with budget 0 for ever)."""
+    ended: with budget 0 for ever); on two processes (the default on two cores) too."""
+    monkeypatch.setenv("XQSTUDIO_THREADS", threads)
     studio = tmux("studio", "--fen", HARD)
     studio.wait_for("3 Solver")
     studio.keys("3")
@@ -186,6 +203,7 @@ def test_quitting_the_studio_during_a_search_ends_it_at_once(tmux):
     studio.keys("C-q")
     assert studio.wait_for("STUDIO-EXITED 0", seconds=10) < 5
     assert "Traceback" not in studio.screen()
+    assert studio_processes(HARD) == []           # no helper process left behind
 
 
 @pytest.mark.parametrize("command,option", [
