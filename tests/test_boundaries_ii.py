@@ -149,6 +149,20 @@ class Tmux:
             time.sleep(0.1)
         raise AssertionError(f"{text!r} not on the screen after {seconds} s:\n{self.screen()}")
 
+    def press_until(self, key: str, text: str, tries: int = 6, seconds: float = 5) -> None:
+        """Press ``key`` until ``text`` is on the screen: a key sent while the studio is
+        busy starting (a loaded machine) can be lost, and ``key`` cycles (the solver's
+        mode), so it is pressed again only after a wait."""
+        for _ in range(tries):
+            self.keys(key)
+            try:
+                self.wait_for(text, seconds)
+                return
+            except AssertionError:
+                continue
+        raise AssertionError(f"{text!r} not on the screen after {tries} x {key}:\n"
+                             f"{self.screen()}")
+
     def close(self) -> None:
         subprocess.run([*self.base, "kill-server"], capture_output=True)
 
@@ -194,12 +208,9 @@ def test_quitting_the_studio_during_a_search_ends_it_at_once(tmux, monkeypatch, 
     monkeypatch.setenv("XQSTUDIO_THREADS", threads)
     studio = tmux("studio", "--fen", HARD)
     studio.wait_for("3 Solver")
-    studio.keys("3")
-    studio.wait_for("Solve (s)")
-    studio.keys("t")
-    studio.wait_for("Mode: any moves")
-    studio.keys("s")
-    studio.wait_for("nodes/s")
+    studio.press_until("3", "Solve (s)")
+    studio.press_until("t", "Mode: any moves")
+    studio.press_until("s", "nodes/s")
     studio.keys("C-q")
     assert studio.wait_for("STUDIO-EXITED 0", seconds=10) < 5
     assert "Traceback" not in studio.screen()
