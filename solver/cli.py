@@ -172,30 +172,32 @@ def _interruptible(progress: LiveProgress, tablebase: Tablebase | None) -> Itera
             tablebase.close()
 
 
-def _refuse_game_position(args: argparse.Namespace, board: Board, bound: int | None,
-                          option: str) -> int | None:
-    """A game position with no bound asked for: the search would run out its budget and
-    settle nothing, so it is refused with what to do (status 1), else None."""
-    game = game_position_text(board)
-    if game is None or bound is not None:
-        return None
-    return fail(args, f"{game}: a forced mate from it is beyond any search; give {option} N "
-                      "to look for a mate within N moves all the same")
+def _request(args: argparse.Namespace, bound: int | None = None, option: str | None = None,
+             draw: bool = False) -> tuple[Board, Limits] | int:
+    """The board and the limits of a search command, or its exit status after saying what
+    is wrong: a bad FEN; a game position with no bound asked for (``option`` names the bound:
+    the search would run out its budget and settle nothing); limits that cannot be had (a
+    table larger than the memory available, a bad $XQSTUDIO_THREADS)."""
+    board = read_board(args.fen, args)
+    if board is None:
+        return 1
+    game = game_position_text(board) if option is not None and bound is None else None
+    if game is not None:
+        return fail(args, f"{game}: a forced mate from it is beyond any search; give {option} "
+                          "N to look for a mate within N moves all the same")
+    try:
+        return board, _limits(args, draw)
+    except SolverError as error:
+        return fail(args, str(error))
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
     if args.draw:
         return cmd_draw(args, args.max_moves)
-    board = read_board(args.fen, args)
-    if board is None:
-        return 1
-    refused = _refuse_game_position(args, board, args.max_moves, "--max-moves")
-    if refused is not None:
-        return refused
-    try:
-        limits = _limits(args)
-    except SolverError as error:        # e.g. a table larger than the memory available
-        return fail(args, str(error))
+    request = _request(args, args.max_moves, "--max-moves")
+    if isinstance(request, int):
+        return request
+    board, limits = request
     progress = LiveProgress(args.json)
     progress.entries = 1 << args.table_bits
     mode = Mode.CHECKS if args.checks else Mode.ANY
@@ -287,13 +289,10 @@ def cmd_refute(args: argparse.Namespace) -> int:
     """``problem refute``: is the side to move mated whatever it plays?"""
     from .refute import DEFAULT_REFUTATION_MOVES, refute
 
-    board = read_board(args.fen, args)
-    if board is None:
-        return 1
-    try:
-        limits = _limits(args)
-    except SolverError as error:        # e.g. a table larger than the memory available
-        return fail(args, str(error))
+    request = _request(args)
+    if isinstance(request, int):
+        return request
+    board, limits = request
     progress = LiveProgress(args.json)
     progress.entries = 1 << args.table_bits
     tablebase = _open_tables(args)
@@ -342,16 +341,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
     if args.stipulation == Stipulation.DRAW:
         return cmd_draw(args, args.moves, line=args.line)
-    board = read_board(args.fen, args)
-    if board is None:
-        return 1
-    refused = _refuse_game_position(args, board, args.moves, "--moves")
-    if refused is not None:
-        return refused
-    try:
-        limits = _limits(args)
-    except SolverError as error:        # e.g. a table larger than the memory available
-        return fail(args, str(error))
+    request = _request(args, args.moves, "--moves")
+    if isinstance(request, int):
+        return request
+    board, limits = request
     failed = _build_root_table(args, board)
     if failed is not None:
         return failed
@@ -473,13 +466,10 @@ def cmd_draw(args: argparse.Namespace, bound: int | None, line: str | None = Non
     if line is not None:
         return fail(args, "--line checks a mating line; a draw study's line is found by the "
                           "analysis (leave --line out with --stipulation draw)")
-    board = read_board(args.fen, args)
-    if board is None:
-        return 1
-    try:
-        limits = _limits(args, draw=True)
-    except SolverError as error:        # e.g. a table larger than the memory available
-        return fail(args, str(error))
+    request = _request(args, draw=True)
+    if isinstance(request, int):
+        return request
+    board, limits = request
     building = args.build_tables and not args.no_tables
     if building:
         failed = _build_missing(args, [table_need(board, args.tables, args.threads)])

@@ -182,10 +182,12 @@ def studio_processes(fen: str) -> list[int]:
     return found
 
 
+# The tests that read the studio's screen need tmux (a Debian package; the CI machines have it).
+needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+
 @pytest.fixture
 def tmux(tmp_path, monkeypatch):
-    if shutil.which("tmux") is None:
-        pytest.skip("tmux is not installed")
     monkeypatch.setenv("XQSTUDIO_TABLES", str(tmp_path / "tables"))
     monkeypatch.setenv("XQSTUDIO_CATALOGUE", str(tmp_path / "catalogue.sqlite"))
     sessions: list[Tmux] = []
@@ -200,6 +202,7 @@ def tmux(tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
+@needs_tmux
 @pytest.mark.parametrize("threads", ["1", "2"])
 def test_quitting_the_studio_during_a_search_ends_it_at_once(tmux, monkeypatch, threads):
     """Analyse mode on a hard problem, the Solver tab, mode "any", ``s``, then ctrl+q:
@@ -294,6 +297,7 @@ SEVEN_STARS = "4rk3/3P5/4bP3/9/9/8P/9/1p2p2C1/3p1p3/4K1RR1 w"     # 七星聚会
 
 
 @pytest.mark.slow
+@needs_tmux
 def test_a_draw_analysis_in_an_80_column_terminal_leaves_no_progress_behind(tmux):
     """The progress line (its phase in Chinese takes two columns a character) is cleared
     whole, and a trap's refutation cut for the report ends in "… (N more plies)"."""

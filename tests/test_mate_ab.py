@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
+from replay import replays_to_mate
 
 from solver import Limits, SolverError
 from solver._dfpn import PROVEN, Search
@@ -27,15 +28,6 @@ def pattern_rows(stipulation):
     with PATTERNS.open(encoding="utf-8") as handle:
         return [row for row in csv.DictReader(handle, delimiter="\t")
                 if row["stipulation"] == stipulation]
-
-
-def replays_to_mate(fen, line):
-    board = Board(fen)
-    for from_square, to_square in line:
-        move = Move(from_square, to_square)
-        assert move in board.legal_moves, (board.fen(), move.iccs())
-        board.push(move)
-    return not board.has_legal_move()
 
 
 @pytest.mark.parametrize("row", [row for row in pattern_rows("win") if int(row["moves"]) <= 4],

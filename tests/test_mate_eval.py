@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from replay import replays_to_mate
 
 from solver import Limits, SolverError
 from solver._mate_eval import MAX_MATE_MOVES, EvalMateFinder
@@ -19,15 +20,6 @@ PATTERNS = Path(__file__).resolve().parent.parent / "puzzles" / "data" / \
     "kill_pattern_examples.tsv"
 XQSTUDIO = str(Path(sys.executable).parent / "xqstudio")
 ROOK_QUIET_MATE_IN_3 = "3ak4/4a4/9/9/9/9/9/9/9/3K4R w"   # 帅六平五 first: no check
-
-
-def replays_to_mate(fen: str, line: list[tuple[int, int]]) -> bool:
-    board = Board(fen)
-    for from_square, to_square in line:
-        move = Move(from_square, to_square)
-        assert move in board.legal_moves, (board.fen(), move.iccs())
-        board.push(move)
-    return not board.has_legal_move()
 
 
 def pattern_rows() -> list[dict[str, str]]:
