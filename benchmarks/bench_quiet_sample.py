@@ -4,12 +4,17 @@ setting of the proposer (``--proposer``, ``--proposer-share``) and of the proces
 (``--threads``).  Ours alone; ``bench_quiet_vs_fairy.py`` runs Fairy-Stockfish beside it.
 
 Usage:
-    python benchmarks/bench_quiet_sample.py --resume FILE [--seconds 10] [--threads 1]
-        [--proposer threats|eval] [--proposer-share 0.3]
+    python benchmarks/bench_quiet_sample.py --resume FILE [--seconds 10 | --nodes N]
+        [--threads 1] [--proposer threats|eval] [--proposer-share 0.3]
+        [--threat-horizon H] [--epsilon-num E]
     python benchmarks/bench_quiet_sample.py --summary FILE [FILE ...]
 
-Each problem: ``solve(Board(fen), mode="any", max_moves=MOVES)`` with ``Limits(seconds=
-SECONDS, threads=THREADS, proposer=..., proposer_share=...)``, no tables.  ``--resume FILE``
+Each problem: ``Solver(Board(fen), "any", Limits(seconds=SECONDS, nodes=N, threads=THREADS,
+proposer=..., proposer_share=...)).run(MOVES)``, no tables.  ``--threat-horizon`` and
+``--epsilon-num`` set the df-pn search's knobs of the same names (one process only): a threat
+test looks at most H moves ahead (0: every move left), the second-best child's threshold grows
+by 1 + E/4 (issue 53, item 3).  The ``threat_share`` column is the share of the nodes searched
+after a pass (the threat tests).  ``--resume FILE``
 appends one row per problem as it finishes and skips the problems already there (its header
 records the settings; other settings are refused).  ``--summary`` compares runs: the found
 and exact counts, and the problems one run found that another did not.
@@ -29,17 +34,18 @@ from pathlib import Path
 
 from resume_rows import SettingsDiffer, append_row, read_rows, resumed_rows
 from solve_collection import SAMPLE, problems
-from solver import Limits, solve
-from solver.search import DEFAULT_PROPOSER, DEFAULT_PROPOSER_SHARE, PROPOSERS
+from solver import Limits
+from solver.search import DEFAULT_PROPOSER, DEFAULT_PROPOSER_SHARE, PROPOSERS, Solver
 from xiangqi import Board
 
-COLUMNS = ["number", "verdict", "moves", "exact", "replays", "nodes", "seconds"]
+COLUMNS = ["number", "verdict", "moves", "exact", "replays", "nodes", "seconds", "threat_share"]
 TITLE = "# bench_quiet_sample.py resume file: one row per problem, appended as it finishes"
 
 
 def settings_lines(args: argparse.Namespace) -> list[str]:
     return [f"# setting {name}={getattr(args, name)}" for name in
-            ("seconds", "moves", "threads", "proposer", "proposer_share")]
+            ("seconds", "nodes", "moves", "threads", "proposer", "proposer_share",
+             "threat_horizon", "epsilon_num")]
 
 
 def replays_to_mate(board: Board, line: list) -> bool:
@@ -74,12 +80,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--resume", type=Path, help="append rows here, skip those there")
     parser.add_argument("--summary", type=Path, nargs="+", help="the figures of resume files")
     parser.add_argument("--numbers", default="", help="comma-separated numbers in 适情雅趣")
-    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--seconds", type=float, default=10.0, help="0: no time limit")
+    parser.add_argument("--nodes", type=int, default=0, help="node budget (0: none)")
     parser.add_argument("--moves", type=int, default=30)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--proposer", choices=PROPOSERS, default=DEFAULT_PROPOSER)
     parser.add_argument("--proposer-share", type=float, default=DEFAULT_PROPOSER_SHARE)
+    defaults = Solver(Board(), "any", Limits()).search
+    parser.add_argument("--threat-horizon", type=int, default=defaults.threat_horizon)
+    parser.add_argument("--epsilon-num", type=int, default=defaults.epsilon_num)
     args = parser.parse_args(argv)
+    knobs = {"threat_horizon": args.threat_horizon, "epsilon_num": args.epsilon_num}
+    if args.threads != 1 and any(getattr(defaults, k) != v for k, v in knobs.items()):
+        parser.error("--threat-horizon and --epsilon-num set one process's search: --threads 1")
     if args.summary:
         print(summary(args.summary))
         return 0
@@ -90,19 +103,23 @@ def main(argv: list[str] | None = None) -> int:
     except SettingsDiffer as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    limits = Limits(seconds=args.seconds, threads=args.threads, proposer=args.proposer,
-                    proposer_share=args.proposer_share)
+    limits = Limits(seconds=args.seconds, nodes=args.nodes, threads=args.threads,
+                    proposer=args.proposer, proposer_share=args.proposer_share)
     for number in numbers:
         if number in done:
             continue
         board = Board(fens[number])
         start = time.perf_counter()
-        result = solve(board, mode="any", max_moves=args.moves, limits=limits)
+        solver = Solver(board, "any", limits)
+        for name, value in knobs.items():
+            setattr(solver.search, name, value)
+        result = solver.run(args.moves)
         replays = str(result.verdict) == "mate" and replays_to_mate(board, result.main_line)
         row = {"number": str(number), "verdict": str(result.verdict),
                "moves": str(result.length or ""), "exact": "yes" if result.exact else "no",
                "replays": "yes" if replays else "no", "nodes": str(result.nodes),
-               "seconds": f"{time.perf_counter() - start:.2f}"}
+               "seconds": f"{time.perf_counter() - start:.2f}",
+               "threat_share": f"{solver.search.threat_nodes_spent / max(1, result.nodes):.3f}"}
         print("\t".join(row[c] for c in COLUMNS), flush=True)
         if args.resume:
             append_row(args.resume, row, COLUMNS)

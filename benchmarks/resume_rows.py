@@ -9,12 +9,16 @@ from pathlib import Path
 
 
 def read_rows(path: Path, columns: list[str]) -> tuple[list[str], dict[int, dict[str, str]]]:
-    """The header's setting lines and the rows, by number (a row cut short is left out)."""
+    """The header's setting lines and the rows, by number (a row cut short is left out).
+    The file's own header line names its columns: a file from before a column was added
+    is read with the columns it has."""
     header, rows = [], {}
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.startswith("# setting "):
             header.append(line)
-        elif line and not line.startswith("#") and not line.startswith("number\t"):
+        elif line.startswith("number\t"):
+            columns = line.split("\t")
+        elif line and not line.startswith("#"):
             cells = line.split("\t")
             if len(cells) == len(columns):
                 rows[int(cells[0])] = dict(zip(columns, cells))

@@ -83,6 +83,8 @@ cdef class Search:
     cdef public int root_from_table          # the last query's root was answered by a table
     cdef public int tempo_frontier           # λ orders > 1 try every move with this few left
     cdef public uint32_t gate_pn             # proof number a quiet move's threat test adds
+    cdef public int epsilon_num              # 1 + epsilon_num / 4: the second-best child's growth
+    cdef public int threat_horizon           # a threat must mate within this many moves (0: any)
     cdef public long long threat_tests       # threat searches opened (a pass searched)
     cdef public long long threat_nodes_spent # nodes searched after a pass (outermost)
     cdef int threat_depth                    # threat searches running, one inside another

@@ -48,6 +48,8 @@ class Search:
     threat_nodes_spent: int     # nodes searched after a pass (the outermost ones)
     tempo_frontier: int         # λ orders > 1 try every move with this few moves left
     gate_pn: int                # proof number a quiet move's threat test adds
+    epsilon_num: int            # threshold growth 1 + epsilon_num/4 for the second-best child
+    threat_horizon: int         # threat tests look this many moves ahead at most (0: all left)
     hints_taken: int            # move lists generated with a hinted move first
     helper_nodes: int           # of ``nodes``, those the helpers of parallel searches searched
     @property

@@ -116,7 +116,8 @@ cdef void _init_keys() noexcept:
 _init_keys()
 
 # Threshold growth of 1 + epsilon for the second-best child (Pawlewicz and Lew) avoids the
-# endless re-expansion that the plain "second + 1" rule suffers in long problems.
+# endless re-expansion that the plain "second + 1" rule suffers in long problems.  The search's
+# ``epsilon_num`` (default EPSILON_NUM) sets it at run time, for the measurements of issue 53.
 DEF EPSILON_NUM = 1
 DEF EPSILON_DEN = 4
 
@@ -125,11 +126,11 @@ cdef inline uint64_t budget_key(uint64_t key, int remaining, int order) noexcept
     return key ^ REMAINING_KEY[remaining & (MAX_REMAINING - 1)] ^ ORDER_KEY[order & 255]
 
 
-cdef inline uint32_t grow(uint32_t second) noexcept nogil:
+cdef inline uint32_t grow(uint32_t second, int eps) noexcept nogil:
     cdef uint64_t v
     if second >= INF:
         return INF
-    v = <uint64_t> second + 1 + (<uint64_t> second * EPSILON_NUM) // EPSILON_DEN
+    v = <uint64_t> second + 1 + (<uint64_t> second * eps) // EPSILON_DEN
     return INF_MINUS if v >= INF_MINUS else <uint32_t> v
 
 
@@ -286,6 +287,8 @@ cdef class Search:
         self.root_from_table = 0
         self.tempo_frontier = 2
         self.gate_pn = GATE_PROOF_NUMBER
+        self.epsilon_num = EPSILON_NUM
+        self.threat_horizon = 0
         self.threat_tests = 0
         self.threat_nodes_spent = 0
         self.threat_depth = 0
@@ -923,7 +926,7 @@ cdef class Search:
         cdef bint ctaint[MAX_MOVES]
         cdef uint8_t cchecks[MAX_MOVES]
         cdef uint32_t rank[MAX_MOVES]
-        cdef int n, i, best, child_remaining, length, best_move, ungated
+        cdef int n, i, best, child_remaining, length, best_move, ungated, threat_remaining
         cdef uint32_t pn, dn, best_value, second, child_thpn, child_thdn, value
         cdef uint32_t sum_value, other
         cdef int unsolved
@@ -940,8 +943,13 @@ cdef class Search:
         if gated:
             # The threat first: were the defender to pass, would the attacker win at the
             # order below within the moves left?
+            # A horizon keeps the threat tests short, and their results the same whatever
+            # bound the root searches at (so the table answers them across iterations).
+            threat_remaining = remaining
+            if self.threat_horizon and remaining > self.threat_horizon:
+                threat_remaining = self.threat_horizon
             bs_make_null(&self.state)
-            self.evaluate_new(True, remaining, order - 1, False, &pn, &dn, &length, &tainted)
+            self.evaluate_new(True, threat_remaining, order - 1, False, &pn, &dn, &length, &tainted)
             if pn == 1 and dn == 1:
                 # A threat not looked at yet.  Before searching it: can the defender mate at
                 # once?  Composed problems mostly give him a mate to threaten, and a reply
@@ -960,7 +968,7 @@ cdef class Search:
                     break
                 before = self.nodes
                 self.threat_depth += 1
-                self.mid(True, remaining, order - 1, False,
+                self.mid(True, threat_remaining, order - 1, False,
                          thpn - self.gate_pn if thpn < INF else INF,
                          thdn, &pn, &dn, &length, &tainted)
                 self.threat_depth -= 1
@@ -1054,12 +1062,12 @@ cdef class Search:
             if second > INF:
                 second = INF
             if or_node:
-                child_thpn = thpn if thpn < grow(second) else grow(second)
+                child_thpn = thpn if thpn < grow(second, self.epsilon_num) else grow(second, self.epsilon_num)
                 child_thdn = thdn - dn + cdn[best] if thdn < INF else INF
                 if child_thdn > INF:
                     child_thdn = INF
             else:
-                child_thdn = thdn if thdn < grow(second) else grow(second)
+                child_thdn = thdn if thdn < grow(second, self.epsilon_num) else grow(second, self.epsilon_num)
                 child_thpn = thpn - pn + cpn[best] if thpn < INF else INF
                 if child_thpn > INF:
                     child_thpn = INF
