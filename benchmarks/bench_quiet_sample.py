@@ -14,7 +14,9 @@ proposer=..., proposer_share=...)).run(MOVES)``, no tables.  ``--threat-horizon`
 ``--epsilon-num`` set the df-pn search's knobs of the same names (one process only): a threat
 test looks at most H moves ahead (0: every move left), the second-best child's threshold grows
 by 1 + E/4 (issue 53, item 3).  The ``threat_share`` column is the share of the nodes searched
-after a pass (the threat tests).  ``--resume FILE``
+after a pass (the threat tests); ``threat_answered`` the share of threat tests that the table
+answered without a search (a pass position solved before: a sibling's transposition, an
+earlier order or bound).  ``--resume FILE``
 appends one row per problem as it finishes and skips the problems already there (its header
 records the settings; other settings are refused).  ``--summary`` compares runs: the found
 and exact counts, and the problems one run found that another did not.
@@ -38,7 +40,8 @@ from solver import Limits
 from solver.search import DEFAULT_PROPOSER, DEFAULT_PROPOSER_SHARE, PROPOSERS, Solver
 from xiangqi import Board
 
-COLUMNS = ["number", "verdict", "moves", "exact", "replays", "nodes", "seconds", "threat_share"]
+COLUMNS = ["number", "verdict", "moves", "exact", "replays", "nodes", "seconds", "threat_share",
+           "threat_answered"]
 TITLE = "# bench_quiet_sample.py resume file: one row per problem, appended as it finishes"
 
 
@@ -115,11 +118,13 @@ def main(argv: list[str] | None = None) -> int:
             setattr(solver.search, name, value)
         result = solver.run(args.moves)
         replays = str(result.verdict) == "mate" and replays_to_mate(board, result.main_line)
+        answered = solver.search.threat_answers
         row = {"number": str(number), "verdict": str(result.verdict),
                "moves": str(result.length or ""), "exact": "yes" if result.exact else "no",
                "replays": "yes" if replays else "no", "nodes": str(result.nodes),
                "seconds": f"{time.perf_counter() - start:.2f}",
-               "threat_share": f"{solver.search.threat_nodes_spent / max(1, result.nodes):.3f}"}
+               "threat_share": f"{solver.search.threat_nodes_spent / max(1, result.nodes):.3f}",
+               "threat_answered": f"{answered / max(1, answered + solver.search.threat_tests):.3f}"}
         print("\t".join(row[c] for c in COLUMNS), flush=True)
         if args.resume:
             append_row(args.resume, row, COLUMNS)

@@ -86,6 +86,7 @@ cdef class Search:
     cdef public int epsilon_num              # 1 + epsilon_num / 4: the second-best child's growth
     cdef public int threat_horizon           # a threat must mate within this many moves (0: any)
     cdef public long long threat_tests       # threat searches opened (a pass searched)
+    cdef public long long threat_answers     # threat tests the table answered (no search)
     cdef public long long threat_nodes_spent # nodes searched after a pass (outermost)
     cdef int threat_depth                    # threat searches running, one inside another
     cdef MoveList* move_cache

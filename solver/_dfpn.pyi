@@ -45,6 +45,7 @@ class Search:
     order: int                  # λ order of the running root search (FULL: full width)
     root_from_table: int        # the last query's root was answered by a table
     threat_tests: int           # threat searches entered (a pass searched)
+    threat_answers: int         # threat tests the table answered without a search
     threat_nodes_spent: int     # nodes searched after a pass (the outermost ones)
     tempo_frontier: int         # λ orders > 1 try every move with this few moves left
     gate_pn: int                # proof number a quiet move's threat test adds

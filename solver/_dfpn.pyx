@@ -290,6 +290,7 @@ cdef class Search:
         self.epsilon_num = EPSILON_NUM
         self.threat_horizon = 0
         self.threat_tests = 0
+        self.threat_answers = 0
         self.threat_nodes_spent = 0
         self.threat_depth = 0
         self.hint_keys = NULL
@@ -963,6 +964,8 @@ cdef class Search:
                 bs_make_null(&self.state)
             if pn != 0 and dn != 0:
                 self.threat_tests += 1
+            else:
+                self.threat_answers += 1
             while pn != 0 and dn != 0:
                 if cap_add(pn, self.gate_pn) >= thpn or dn >= thdn or self.over_limits():
                     break
