@@ -1,0 +1,72 @@
+"""The kill-pattern recogniser (puzzles.patterns): every catalogue example is named by its
+own pattern, and the rules measure what their definitions say."""
+from __future__ import annotations
+
+import csv
+
+import pytest
+
+from puzzles.catalogue import load_patterns
+from puzzles.paths import DATA_DIR
+from puzzles.patterns import RULES, picture, recognise
+from xiangqi import Board
+from xiangqi.pieces import parse_square
+
+
+def catalogue_examples() -> list[dict[str, str]]:
+    with (DATA_DIR / "kill_pattern_examples.tsv").open(encoding="utf-8") as handle:
+        return list(csv.DictReader(handle, delimiter="\t"))
+
+
+def test_a_rule_for_every_pattern_of_the_catalogue() -> None:
+    assert list(RULES) == [p["id"] for p in load_patterns()]
+
+
+@pytest.mark.parametrize("row", catalogue_examples(),
+                         ids=lambda row: f"{row['pattern_id']}:{row['solution_iccs'][:4]}")
+def test_every_example_shows_its_pattern(row: dict[str, str]) -> None:
+    found = {m.pattern_id for m in recognise(Board(row["fen"]), row["solution_iccs"].split())}
+    assert row["pattern_id"] in found
+
+
+def test_cannon_behind_horse_names_its_pieces() -> None:
+    board = Board("3aka3/9/9/5N2C/9/9/4c2n1/4B4/4A4/3AK4 w - - 0 1")
+    matches = {m.pattern_id: m for m in recognise(board, "f6g8 e9e8 i6i8".split())}
+    # The horse stands in the trough (g8) too: one mate, two pictures.
+    assert set(matches) == {"cannon-behind-horse", "trough-horse"}
+    assert matches["cannon-behind-horse"].pieces == (parse_square("g8"), parse_square("i8"))
+    pic = picture(board, "f6g8 e9e8 i6i8".split())
+    assert matches["cannon-behind-horse"].describe(pic) == "马后炮: 马g8 炮i8"
+
+
+def test_the_mate_picture() -> None:
+    # 重炮 (the catalogue's first example): the cannon on a9 checks through the one on b9.
+    pic = picture(Board("3aka3/9/4c1N2/1C7/9/9/1r5n1/C3B4/4A4/4KAB2 w - - 0 1"),
+                  "a2a9 d9e8 b6b9".split())
+    assert pic.mate and pic.king == parse_square("e9")
+    assert pic.checkers == [parse_square("a9")]
+    assert pic.blocked.keys() == {parse_square("e8"), parse_square("f9")}
+    assert pic.covered == {parse_square("d9"): [parse_square("a9")]}
+
+
+def test_facing_kings_needs_the_rule_of_the_kings() -> None:
+    # Rook mates on the f-file; e9 is refused only because it faces the king on e0.
+    board = Board("r4k3/9/9/9/9/4R4/9/9/9/4K4 w - - 0 1")
+    assert "facing-kings" in {m.pattern_id for m in recognise(board, ["e4f4"])}
+    # The same mate with the king on d0: e9 is free, so Rf4 is no mate and no pattern.
+    board = Board("r4k3/9/9/9/9/4R4/9/9/9/3K5 w - - 0 1")
+    assert recognise(board, ["e4f4"]) == []
+
+
+def test_a_line_that_wins_without_mate_is_read_for_its_moves_only() -> None:
+    # 海底捞月 cut before its mate: the cannon has taken the rook with the king as its screen.
+    board = Board("3CR4/3k5/9/9/3r5/9/9/p8/9/5K3 w - - 0 1")
+    line = "d9d5 a2a1 e9e6 a1a0 f0e0 a0b0".split()
+    assert not picture(board, line).mate
+    assert [m.pattern_id for m in recognise(board, line)] == ["moon-from-sea-bottom"]
+    assert "facing-kings" in {m.pattern_id for m in recognise(board, line + ["e6d6"])}
+
+
+def test_an_illegal_line_is_refused_with_its_place() -> None:
+    with pytest.raises(ValueError, match="move 2 of the line, e9e7, is not legal in 3aka3/6N2"):
+        recognise(Board("3aka3/9/9/5N2C/9/9/4c2n1/4B4/4A4/3AK4 w - - 0 1"), ["f6g8", "e9e7"])
