@@ -49,13 +49,14 @@ from xiangqi.notation import write_line
 from xiangqi.output import JsonObject
 
 from .paths import DATA_DIR, default_database
+from .patterns import recognise
 from .verification import CHECKS_BOUND, draw_verdict, search_verdict
 
 if TYPE_CHECKING:
 
     from .formats import Record
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 SOLVER_VERSION = "dfpn-1"
 COLLECTIONS = {
     "shiqingyaqu": ("适情雅趣", "shiqingyaqu551.fen", "shiqingyaqu551_verdicts.tsv",
@@ -396,6 +397,7 @@ def build(path: Path | str | None = None, data_dir: Path = DATA_DIR, verify: boo
             "solution_zh": " ".join(write_line(board, moves, "chinese")),
             "source": row.get("source", ""), "note": row.get("note", ""),
             "verification": "verified" if verify else "replayed",
+            "shows": shown_patterns(board.fen(), row["solution_iccs"]),
             "solver_version": SOLVER_VERSION if verify else None,
             "verified_at": now if verify else None,
         })
@@ -413,6 +415,7 @@ def build(path: Path | str | None = None, data_dir: Path = DATA_DIR, verify: boo
         board = Board(composition["fen"])
         composition["main_line_zh"] = " ".join(write_line(board, [Move.from_iccs(m) for m in line],
                                                           "chinese")) if line else ""
+        composition["shows"] = shown_patterns(composition["fen"], composition["main_line_iccs"])
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temp_name = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     os.close(fd)
@@ -496,12 +499,13 @@ def _create_schema(db: sqlite_utils.Database) -> None:
     db.table("examples").create({
         "id": int, "pattern_id": str, "fen": str, "stipulation": str, "moves": int,
         "solution_iccs": str, "solution_zh": str, "source": str, "note": str,
-        "verification": str, "solver_version": str, "verified_at": str},
+        "verification": str, "solver_version": str, "verified_at": str, "shows": str},
         pk="id", foreign_keys=[("pattern_id", "patterns", "id")], not_null={"fen"})
     db.table("compositions").create({
         "id": int, "collection": str, "number": int, "title": str, "fen": str,
         "stipulation": str, "verdict": str, "moves": int, "main_line_iccs": str,
-        "main_line_zh": str, "budget": str, "source": str, "licence": str}, pk="id",
+        "main_line_zh": str, "budget": str, "source": str, "licence": str, "shows": str},
+        pk="id",
         not_null={"fen"})
     db.table("draw_analyses").create({
         "composition_id": int, "settled_by": str, "table": str, "line_end": str, "traps": str,
@@ -528,10 +532,44 @@ def _index_search(db: sqlite_utils.Database) -> None:
         aliases = " ".join(json.loads(p["aliases_zh"]))
         rows.append(("pattern", p["id"], spaced(f"{p['name_zh']} {aliases} {p['name_en']}"),
                      spaced(f"{p['description_zh']} {p['description_en']} {p['tags']}")))
-    for c in db["compositions"].rows:
-        rows.append(("composition", str(c["id"]), spaced(f"{c['collection']} {c['title']}"),
-                     spaced(f"{c['verdict']} {c['stipulation']}")))
     db.conn.executemany("INSERT INTO search (kind, ref, title, body) VALUES (?, ?, ?, ?)", rows)
+    _index_compositions(db, "1", [])
+
+
+def _index_compositions(db: sqlite_utils.Database, condition: str, params: list[object]) -> None:
+    """The search entries of the compositions ``condition`` selects: title and collection;
+    verdict, stipulation and the names of the kill patterns their line shows (so 马后炮 finds
+    the compositions that end in one)."""
+    names = _pattern_names(db)
+    db.conn.executemany(
+        "INSERT INTO search (kind, ref, title, body) VALUES ('composition', ?, ?, ?)",
+        [(str(ident), spaced(f"{collection} {title}"),
+          spaced(" ".join([verdict or "", stipulation or "",
+                           *(names.get(p, p) for p in (shows or "").split())])))
+         for ident, collection, title, verdict, stipulation, shows in db.execute(
+            "SELECT id, collection, title, verdict, stipulation, shows FROM compositions "
+            f"WHERE {condition}", params).fetchall()])
+
+
+def _pattern_names(db: sqlite_utils.Database) -> dict[str, str]:
+    return {ident: name for ident, name in db.execute("SELECT id, name_zh FROM patterns")}
+
+
+def shown_patterns(fen: str, line: str | Sequence[str]) -> str:
+    """The ids of the kill patterns (:mod:`puzzles.patterns`) that a recorded line shows,
+    space-separated ("" for no line, or one that does not replay: a catalogue's line is
+    replayed when it is built, this only reads it).
+
+    >>> shown_patterns("3aka3/9/9/5N2C/9/9/4c2n1/4B4/4A4/3AK4 w - - 0 1", "f6g8 e9e8 i6i8")
+    'trough-horse cannon-behind-horse'
+    """
+    moves = line.split() if isinstance(line, str) else list(line)
+    if not moves:
+        return ""
+    try:
+        return " ".join(match.pattern_id for match in recognise(Board(fen), moves))
+    except ValueError:
+        return ""
 
 
 # -- using a built catalogue ------------------------------------------------------------------
@@ -668,7 +706,8 @@ class Entry:
     how an example's mate was checked ("verified" by the solver, or "replayed"); None for
     compositions.  ``budget`` says what the search behind a composition's verdict had
     ("budget 5,000,000 nodes", "searched 191,488 nodes in 7.4 s"; None where not recorded):
-    see :attr:`verdict_text`.
+    see :attr:`verdict_text`.  ``shows`` holds the ids of the kill patterns that the main line
+    shows (:mod:`puzzles.patterns`), in the catalogue's order.
     """
     kind: str
     id: int
@@ -688,6 +727,7 @@ class Entry:
     note: str
     verification: str | None
     budget: str | None = None
+    shows: tuple[str, ...] = ()
 
     @property
     def verdict_text(self) -> str:
@@ -784,13 +824,14 @@ SELECT 'example' AS kind, e.id AS id, p.name_zh || ' 例' || row_number() OVER w
        row_number() OVER win AS number, e.fen AS fen, e.stipulation AS stipulation,
        'mate' AS verdict, e.moves AS moves, e.solution_iccs AS main_line,
        e.solution_zh AS main_line_zh, e.source AS source, e.note AS note,
-       e.verification AS verification, NULL AS budget,
+       e.verification AS verification, NULL AS budget, e.shows AS shows,
        0 AS kind_order, p.rowid AS group_order, '' AS collection_order
 FROM examples e JOIN patterns p ON p.id = e.pattern_id
 WINDOW win AS (PARTITION BY e.pattern_id ORDER BY e.id)
 UNION ALL
 SELECT 'composition', c.id, c.title, NULL, NULL, c.collection, c.number, c.fen, c.stipulation,
        c.verdict, c.moves, c.main_line_iccs, c.main_line_zh, c.source, '', NULL, c.budget,
+       c.shows,
        1, 0, c.collection
 FROM compositions c
 """
@@ -800,7 +841,7 @@ def query(db: sqlite_utils.Database, text: str | None = None, pattern: str | Non
           collection: str | None = None, pieces: str | None = None,
           min_moves: int | None = None, max_moves: int | None = None, kind: str | None = None,
           verdict: str | Sequence[str] | None = None, limit: int | None = 50,
-          offset: int = 0) -> Page:
+          offset: int = 0, shows: str | None = None) -> Page:
     """Examples and compositions matching every filter given, a page at a time.
 
     ``text``: full-text search (as :func:`search`; an example matches through its pattern's
@@ -811,10 +852,13 @@ def query(db: sqlite_utils.Database, text: str | None = None, pattern: str | Non
     besides its king (``"RN"``: a rook and a horse, maybe more; ``"RR"``: two rooks), see
     :func:`parse_pieces`.  ``min_moves``/``max_moves``: the forced mate's length in attacker
     moves (entries of unknown length are left out when either is given).  ``kind``: "example" or
-    "composition".  ``verdict``: e.g. "mate", or several, any of which matches (the studio's
+    "composition".  ``shows``: a pattern (id, Chinese name or alias) that the entry's line
+    shows, as :mod:`puzzles.patterns` recognises it (examples and compositions alike).
+    ``verdict``: e.g. "mate", or several, any of which matches (the studio's
     verdict classes: "mate within 10", "mate within 11", ...).  Without ``text`` the order is
     the examples in pattern order, then the compositions by collection and number.  An unknown
-    pattern or collection, a bad piece or kind raises :class:`CatalogueError`.
+    pattern or collection, a bad piece or kind raises :class:`CatalogueError`.  With ``text``
+    the examples come first, then the compositions, each by relevance.
     """
     if kind is not None and kind not in KINDS:
         raise CatalogueError(f"unknown kind {kind!r} (use example or composition)")
@@ -833,6 +877,9 @@ def query(db: sqlite_utils.Database, text: str | None = None, pattern: str | Non
     if pattern is not None:
         where.append("pattern = ?")
         params.append(pattern_of(db, pattern).id)
+    if shows is not None:
+        where.append("(' ' || coalesce(shows, '') || ' ') LIKE ?")
+        params.append(f"% {pattern_of(db, shows).id} %")
     if collection is not None:
         where.append("collection = ?")
         params.append(collection_name(db, collection))
@@ -863,7 +910,9 @@ def query(db: sqlite_utils.Database, text: str | None = None, pattern: str | Non
                    " OR (hit_kind = 'composition' AND kind = 'composition'"
                    " AND ref = CAST(id AS TEXT))")
         params.insert(0, _match_expression(text))
-        order = "rank, " + order
+        # A pattern's examples before the compositions that show it (a student who types
+        # 马后炮 wants the pattern first), each kind by relevance.
+        order = "kind_order, rank, " + order
     condition = f" WHERE {' AND '.join(where)}" if where else ""
     total = db.execute(f"SELECT count(*) FROM {source}{condition}", params).fetchone()[0]
     page_sql = f"SELECT * FROM {source}{condition} ORDER BY {order} LIMIT ? OFFSET ?"
@@ -876,7 +925,8 @@ def _entry(row: JsonObject) -> Entry:
                  row["collection"], row["number"], row["fen"], row["stipulation"],
                  row["verdict"], row["moves"], (row["main_line"] or "").split(),
                  row["main_line_zh"] or "", attacker_pieces(row["fen"]), row["source"] or "",
-                 row["note"] or "", row["verification"], row["budget"])
+                 row["note"] or "", row["verification"], row["budget"],
+                 tuple((row["shows"] or "").split()))
 
 
 def _match_expression(text: str) -> str:
@@ -1180,6 +1230,7 @@ def import_problems(db: sqlite_utils.Database, path: Path | str, collection: str
             "main_line_iccs": " ".join(m.iccs() for m in line),
             "main_line_zh": " ".join(write_line(board, line, "chinese")),
             "source": str(Path(path).name), "licence": record.tags.get("licence", ""),
+            "shows": shown_patterns(board.fen(), [m.iccs() for m in line]),
         }
         if found is not None:
             replacements.append((found[0], row))
@@ -1213,13 +1264,9 @@ def import_problems(db: sqlite_utils.Database, path: Path | str, collection: str
                 db.conn.executemany("DELETE FROM search WHERE kind = 'composition' AND ref = ?",
                                     [(str(ident),) for ident, _ in replacements])
             written = report.added + report.replaced
-            db.conn.executemany(
-                "INSERT INTO search (kind, ref, title, body) VALUES ('composition', ?, ?, ?)",
-                [(str(r[0]), spaced(f"{r[1]} {r[2]}"), spaced(f"{r[3]} {r[4]}"))
-                 for r in db.execute(
-                    "SELECT id, collection, title, verdict, stipulation FROM compositions "
-                    f"WHERE collection = ? AND number IN ({', '.join('?' for _ in written)})",
-                    [collection, *written]).fetchall()])
+            _index_compositions(
+                db, f"collection = ? AND number IN ({', '.join('?' for _ in written)})",
+                [collection, *written])
     except sqlite3.OperationalError as error:
         raise database_error(db, error, "nothing imported") from None
     return report
@@ -1298,24 +1345,22 @@ def write_verdicts(db: sqlite_utils.Database, verdicts: dict[int, JsonObject]) -
     if not verdicts:
         return 0
     ids = sorted(verdicts)
+    fens = dict(db.execute(f"SELECT id, fen FROM compositions WHERE id IN "
+                           f"({', '.join('?' for _ in ids)})", ids).fetchall())
     try:
         with db.conn:
             if not db.conn.in_transaction:
                 db.conn.execute("BEGIN IMMEDIATE")    # the write lock now, or a clear error
             db.conn.executemany(
                 "UPDATE compositions SET stipulation = ?, verdict = ?, moves = ?, "
-                "main_line_iccs = ?, main_line_zh = ?, budget = ? WHERE id = ?",
+                "main_line_iccs = ?, main_line_zh = ?, budget = ?, shows = ? WHERE id = ?",
                 [(verdicts[i]["stipulation"], verdicts[i]["verdict"], verdicts[i]["moves"],
                   verdicts[i]["main_line"], verdicts[i]["main_line_zh"],
-                  verdicts[i].get("budget"), i) for i in ids])
+                  verdicts[i].get("budget"), shown_patterns(fens[i], verdicts[i]["main_line"]),
+                  i) for i in ids])
             db.conn.executemany("DELETE FROM search WHERE kind = 'composition' AND ref = ?",
                                 [(str(i),) for i in ids])
-            db.conn.executemany(
-                "INSERT INTO search (kind, ref, title, body) VALUES ('composition', ?, ?, ?)",
-                [(str(r[0]), spaced(f"{r[1]} {r[2]}"), spaced(f"{r[3]} {r[4]}"))
-                 for r in db.execute(
-                    "SELECT id, collection, title, verdict, stipulation FROM compositions "
-                    f"WHERE id IN ({', '.join('?' for _ in ids)})", ids).fetchall()])
+            _index_compositions(db, f"id IN ({', '.join('?' for _ in ids)})", list(ids))
     except sqlite3.OperationalError as error:
         raise database_error(db, error, "no verdict written") from None
     return len(ids)

@@ -93,12 +93,13 @@ from .catalogue import (
     write_verdicts,
 )
 from .paths import default_database
+from .patterns import pattern_names
 from .verification import WIN_BOUND, VerifySettings, verify_composition
 
 # A catalogue action: the parsed arguments in, the exit status out.
 CommandHandler = Callable[[argparse.Namespace], int]
 
-_ENTRY_FILTERS = ("collection", "pattern", "text", "pieces", "min_moves", "max_moves",
+_ENTRY_FILTERS = ("collection", "pattern", "shows", "text", "pieces", "min_moves", "max_moves",
                   "verdict", "limit", "offset")
 
 
@@ -161,7 +162,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     page = query(db, text=args.text, pattern=args.pattern, collection=args.collection,
                  pieces=args.pieces, min_moves=args.min_moves, max_moves=args.max_moves,
                  kind=args.what[:-1], verdict=args.verdict, limit=args.limit,
-                 offset=args.offset)
+                 offset=args.offset, shows=args.shows)
     if args.json:
         _emit(asdict(page))
         return 0
@@ -225,6 +226,9 @@ def _show_entry(args: argparse.Namespace, db: sqlite_utils.Database, entry: Entr
     if entry.main_line_zh:
         print(f"{'Main line' if entry.kind == 'composition' else 'Solution'}: "
               f"{entry.main_line_zh}")
+    if entry.shows:
+        names = pattern_names()
+        print("Shows: " + "、".join(names.get(p, p) for p in entry.shows))
     print(f"Source: {entry.source}" + (f"  licence: {licence}" if licence is not None else ""))
     return 0
 
@@ -525,6 +529,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
                     help="what to list (default patterns)")
     ls.add_argument("--collection", help="a name or source key, e.g. 适情雅趣 or shiqingyaqu")
     ls.add_argument("--pattern", help="a pattern's id, Chinese name or alias (examples)")
+    ls.add_argument("--shows", metavar="PATTERN",
+                    help="entries whose line shows this pattern (recognised in the mate)")
     ls.add_argument("--text", help="full-text search, Chinese or English")
     ls.add_argument("--pieces", help="the attacker has at least these pieces: RNC or 车马炮")
     ls.add_argument("--min-moves", type=whole_number(0), default=None,

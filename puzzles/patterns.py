@@ -47,6 +47,10 @@ CENTRE_FILE: Final = 4
 PALACE_FILES: Final = (3, 4, 5)
 TROUGH_FILES: Final = (2, 6)            # 卧槽, 钓鱼: the 3rd and 7th files
 ROLLING_FILES: Final = (1, 7)           # 打滚马's sealing horse: the 2nd and 8th files
+# The patterns read from moves look at the line's last moves only: the catalogue's examples
+# make their picture within five attacker moves, and a composition of thirty moves takes an
+# advisor early for other reasons.
+FINISH_MOVES: Final = 5
 
 
 def depth(sq: int, defender: Color) -> int:
@@ -172,8 +176,23 @@ class MatePicture:
     def depth(self, sq: int) -> int:
         return depth(sq, self.defender)
 
+    @property
+    def finish(self) -> list[Step]:
+        """The end of the line that makes the mate: its last :data:`FINISH_MOVES` attacker
+        moves and the replies (a long composition's early captures are another story)."""
+        attacker_moves = [i for i, s in enumerate(self.steps) if s.piece.color == self.attacker]
+        if len(attacker_moves) <= FINISH_MOVES:
+            return self.steps
+        return self.steps[attacker_moves[-FINISH_MOVES]:]
+
+    @property
+    def finish_start(self) -> dict[int, Piece]:
+        """The pieces where :attr:`finish` begins."""
+        return self.finish[0].before if self.finish else self.pieces
+
     def attacker_steps(self) -> list[Step]:
-        return [s for s in self.steps if s.piece.color == self.attacker]
+        """The attacker's moves of :attr:`finish`."""
+        return [s for s in self.finish if s.piece.color == self.attacker]
 
 
 def picture(board: Board, line: Sequence[Move | str]) -> MatePicture:
@@ -282,13 +301,13 @@ def rooks_flank_advisors(pic: MatePicture) -> list[int] | None:
     and the other mates."""
     rooks_took = any(s.piece.piece_type == ROOK and s.piece.color == pic.attacker and
                      s.captured is not None and s.captured.piece_type == ADVISOR
-                     for s in pic.steps)
+                     for s in pic.finish)
     rook_taken = any(s.piece.color == pic.defender and s.piece.piece_type == ADVISOR and
                      s.captured is not None and s.captured.piece_type == ROOK
-                     for s in pic.steps)
-    rib_rooks = [sq for sq, p in pic.steps[0].before.items() if p.color == pic.attacker and
+                     for s in pic.finish)
+    rib_rooks = [sq for sq, p in pic.finish_start.items() if p.color == pic.attacker and
                  p.piece_type == ROOK and square_file(sq) in (3, 5) and depth(sq, pic.defender) <= 2
-                 ] if pic.steps else []
+                 ]
     checker_rooks = [sq for sq in pic.checkers if pic.pieces[sq].piece_type == ROOK]
     if (rooks_took or rook_taken) and len(rib_rooks) >= 2 and checker_rooks:
         return checker_rooks
@@ -444,7 +463,7 @@ def smothered_mate(pic: MatePicture) -> list[int] | None:
         return None
     drawn = any(s.piece.color == pic.defender and s.captured is not None and
                 s.move.to_square in pic.blocked and pic.pieces.get(s.move.to_square) == s.piece
-                for s in pic.steps)
+                for s in pic.finish)
     return list(pic.checkers) if drawn else None
 
 
@@ -502,7 +521,7 @@ def _pawns_beside_centre(pieces: dict[int, Piece], attacker: Color) -> list[int]
 def two_ghosts_knocking(pic: MatePicture) -> list[int] | None:
     """二鬼拍门: two pawns in the palace on the 4th and 6th files, beside the centre advisor,
     and a pawn takes part in the mate."""
-    boards = [s.before for s in pic.steps] + [pic.pieces]
+    boards = [s.before for s in pic.finish] + [pic.pieces]
     pair = any({square_file(sq) for sq in _pawns_beside_centre(b, pic.attacker)} == {3, 5}
                for b in boards)
     pawns = [sq for sq in pic.working() if pic.pieces[sq].piece_type == PAWN]
@@ -517,7 +536,7 @@ def _wing(sq: int) -> int:
 def three_pieces_one_side(pic: MatePicture) -> list[int] | None:
     """三子归边: rook, horse and cannon gathered on one wing (the centre file with it) at the
     start of the line, and the mate made by two of them at least, from that wing."""
-    start = pic.steps[0].before if pic.steps else pic.pieces
+    start = pic.finish_start
     working = pic.working()
     for wing in (-1, 1):
         kinds = {start[sq].piece_type for sq in start
@@ -602,9 +621,10 @@ def immortal_sword(pic: MatePicture) -> list[int] | None:
     pawns = [c for c in pic.checkers if pic.pieces[c].piece_type == PAWN]
     if not pawns:
         return None
-    for i, s in enumerate(pic.steps):
+    finish = pic.finish
+    for i, s in enumerate(finish):
         if s.piece.color == pic.attacker and s.piece.piece_type == CANNON and s.check and \
-                i + 1 < len(pic.steps) and pic.steps[i + 1].move.to_square == s.move.to_square:
+                i + 1 < len(finish) and finish[i + 1].move.to_square == s.move.to_square:
             return sorted({*pawns, s.move.to_square})
     return None
 
@@ -656,7 +676,7 @@ def half_moon(pic: MatePicture) -> list[int] | None:
 def monkey_holds_horse(pic: MatePicture) -> list[int] | None:
     """猴拉马: a cannon, the defender's pawn as its screen, ties down his horse (or rook), and
     the tied piece cannot defend the mate."""
-    boards = [s.before for s in pic.steps[:1]] + [pic.pieces]
+    boards = [pic.finish_start, pic.pieces]
     for pieces in boards:
         for sq, p in pieces.items():
             if p.color != pic.attacker or p.piece_type != CANNON:

@@ -367,9 +367,13 @@ def test_query_pieces_means_at_least_these_attacking_pieces(shipped):
 
 def test_query_full_text_combined_with_filters(shipped):
     db = open_catalogue(shipped)
-    cannon = query(db, text="马后炮")
-    assert {e.pattern for e in cannon.entries} == {"cannon-behind-horse"}
-    assert cannon.total == 3
+    cannon = query(db, text="马后炮", limit=None)
+    # The pattern's three examples, and the compositions whose line ends in one.
+    assert [e.pattern for e in cannon.entries if e.kind == "example"] == \
+        ["cannon-behind-horse"] * 3
+    shown = [e for e in cannon.entries if e.kind == "composition"]
+    assert shown and all("cannon-behind-horse" in e.shows for e in shown)
+    assert len(shown) == query(db, shows="马后炮", kind="composition").total
     horse = query(db, text="horse", limit=None)
     assert horse.total == 28
     assert [e.title for e in horse.entries if e.kind == "composition"] == \
@@ -577,3 +581,17 @@ def test_the_users_catalogue_built_from_older_data_is_rebuilt_with_its_progress(
     assert db.execute("SELECT value FROM meta WHERE key = 'source_digest'").fetchone() == (
         "older data",)
     db.close()
+
+
+def test_every_entry_records_the_patterns_its_line_shows(shipped):
+    db = open_catalogue(shipped)
+    examples = query(db, kind="example", limit=None).entries
+    assert all(e.pattern in e.shows for e in examples)       # the recogniser finds each label
+    tagged = query(db, shows="重炮", kind="composition", limit=None).entries
+    assert tagged and all("double-cannon" in e.shows for e in tagged)
+    # A composition's tags are the recogniser's reading of its recorded main line.
+    from puzzles.patterns import recognise
+    from xiangqi import Board
+    first = tagged[0]
+    assert tuple(m.pattern_id for m in recognise(Board(first.fen), first.main_line)) == \
+        first.shows

@@ -279,8 +279,8 @@ def test_importing_repeated_positions_is_refused_unless_told_what_to_do(catalogu
     assert mine() == [(1, "重命名 1", "renamed.pgn"), (2, "重命名 2", "renamed.pgn"),
                       (3, "重命名 3", "renamed.pgn"), (4, "对面笑 例1", "mixed.pgn")]
     # The search index follows the replaced titles.
-    assert [e.number for e in query(open_catalogue(catalogue), text="重命名").entries] == \
-        [1, 2, 3]
+    assert sorted(e.number for e in query(open_catalogue(catalogue), text="重命名").entries) \
+        == [1, 2, 3]
     both = xqstudio("import", cannon, "--collection", "mine", "--replace", "--skip-existing",
                     "--db", catalogue, home=tmp_path)
     assert both.returncode == 2 and "not allowed with argument --replace" in both.stderr
@@ -301,3 +301,21 @@ def test_games_from_the_opening_position_repeat_only_with_their_moves(catalogue)
     assert import_file(db, external / "cchess_test_ubb.txt", "games", existing="skip") == 0
     assert db.execute("SELECT count(*) FROM compositions WHERE collection = 'games'"
                       ).fetchone()[0] == 2
+
+
+# -- the kill patterns a line shows (issue 42) -------------------------------------------------
+
+def test_listing_the_compositions_that_show_a_pattern(shipped, capsys):
+    assert main(["catalogue", "list", "compositions", "--shows", "闷宫", "--db", str(shipped),
+                 "--json"]) == 0
+    page = json.loads(capsys.readouterr().out)
+    assert page["total"] > 0
+    assert all("smothered-palace" in entry["shows"] for entry in page["entries"])
+    first = page["entries"][0]
+    assert main(["catalogue", "show", str(first["id"]), "--db", str(shipped)]) == 0
+    shows_line = [line for line in capsys.readouterr().out.splitlines()
+                  if line.startswith("Shows: ")]
+    assert len(shows_line) == 1 and "闷宫" in shows_line[0]
+    assert main(["catalogue", "list", "compositions", "--shows", "no-such", "--db",
+                 str(shipped)]) == 1
+    assert "no-such" in capsys.readouterr().err

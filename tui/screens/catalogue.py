@@ -477,6 +477,11 @@ class CatalogueScreen(StudioScreen[None]):
         text.append(f"\n{SIDE_NAMES[board.turn]} to move · {stipulation} · "
                     f"{entry_length(entry, long=True)}")
         text.append(f"\nVerdict: {entry.verdict_text} · {entry_reference(entry)} (id {entry.id})")
+        shown = [self.patterns[p].name_zh if p in self.patterns else p
+                 for p in entry.shows if p != entry.pattern]
+        if shown:
+            # The patterns the recogniser reads in the line (an example's own label aside).
+            text.append(f"\n{'Also shows' if entry.pattern else 'Shows'}: {'、'.join(shown)}")
         progress = self.progress.get(pattern.id) if pattern is not None else None
         if progress is not None:
             text.append(f"\n{self._progress_words(progress)}",
