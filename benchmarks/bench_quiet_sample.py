@@ -26,6 +26,14 @@ proposer off 19 found (8 exact); the evaluation-guided proposer (solver._mate_ev
 share of 0.3 the same 19 (8 exact), No. 380's bound 12 instead of 10.  With its defender
 reductions and frontier futility (a second pair of runs, ``*_b.tsv``): off 19 (9 exact),
 eval 0.3 19 (9 exact), No. 336's bound 18 instead of 15.
+
+Threat tests (issue 53, item 3; 2026-12-07, ci-2core, node budgets, one process): at 1 M nodes
+they take 18.5% of all nodes (up to 46% on the unsolved problems), and the table already
+answers 7-30% of them (a pass position met again: a sibling's transposition, an earlier order
+or bound).  Found (exact) at 1 M / 3 M / 5 M nodes: default 17 (8) / 18 (9) / 19 (13); a
+threat horizon of 5 moves 17 / 19 (9) / 19 (12), of 3 17 / 19 (9), of 2 - / 16 (10): one
+more problem at 3 M (No. 380) and none at 5 M, so no horizon is the default.  Epsilon 0 and
+1/2 instead of 1/4: 17 at 1 M, 18 (10 exact) and 18 (9 exact) at 3 M: 1/4 stays.
 """
 from __future__ import annotations
 
