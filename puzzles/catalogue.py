@@ -48,6 +48,7 @@ from xiangqi import RED, STARTING_FEN, Board, FenError, Move
 from xiangqi.notation import write_line
 from xiangqi.output import JsonObject
 
+from .generate import PRACTICE_FILE, read_practice
 from .paths import DATA_DIR, default_database
 from .patterns import recognise
 from .verification import CHECKS_BOUND, draw_verdict, search_verdict
@@ -88,6 +89,7 @@ class BuildReport:
     patterns: int = 0
     examples: int = 0
     compositions: int = 0
+    practice: int = 0
     verified: int = 0
     problems: list[str] = field(default_factory=list)
 
@@ -404,6 +406,16 @@ def build(path: Path | str | None = None, data_dir: Path = DATA_DIR, verify: boo
     if report.problems:
         raise CatalogueError("the catalogue was not built:\n  " + "\n  ".join(report.problems),
                              report.problems)
+    practice_rows = []
+    for row in read_practice(data_dir / PRACTICE_FILE):
+        fault = practice_fault(row, known)
+        if fault:
+            report.problems.append(f"{data_dir / PRACTICE_FILE}: {fault}")
+        else:
+            practice_rows.append(practice_record(row))
+    if report.problems:
+        raise CatalogueError("the catalogue was not built:\n  " + "\n  ".join(report.problems),
+                             report.problems)
     compositions = load_great_four(data_dir)
     for key in COLLECTIONS:
         compositions.extend(load_compositions(key, data_dir))
@@ -438,6 +450,7 @@ def build(path: Path | str | None = None, data_dir: Path = DATA_DIR, verify: boo
                                                                              ensure_ascii=False),
             } for p in patterns)
             db.table("examples").insert_all(example_rows)
+            db.table("practice").insert_all(practice_rows)
             db.table("compositions").insert_all(compositions)
             db.table("draw_analyses").insert_all(
                 {"composition_id": ident, **draws[(collection, number)],
@@ -458,8 +471,76 @@ def build(path: Path | str | None = None, data_dir: Path = DATA_DIR, verify: boo
         raise
     report.patterns, report.examples = len(patterns), len(example_rows)
     report.compositions = len(compositions)
+    report.practice = len(practice_rows)
     report.verified = len(example_rows) if verify else 0
     return report
+
+
+def practice_fault(row: dict[str, str], known: set[str]) -> str | None:
+    """What is wrong with a practice position (its pattern unknown, its line not legal or not
+    ending in mate, the pattern not shown), or None."""
+    if row["pattern_id"] not in known:
+        return f"{row['fen']}: unknown pattern {row['pattern_id']!r}"
+    board = Board(row["fen"])
+    moves = row["solution_iccs"].split()
+    try:
+        shows = {m.pattern_id for m in recognise(board, moves)}
+    except ValueError as error:
+        return f"{row['fen']}: {error}"
+    end = board.copy(stack=False)
+    for text in moves:
+        end.push(Move.from_iccs(text))
+    if end.has_legal_move() or len(moves) != 2 * int(row["moves"]) - 1:
+        return f"{row['fen']}: the line does not mate in {row['moves']}"
+    if row["pattern_id"] not in shows:
+        return f"{row['fen']}: the line does not show {row['pattern_id']}"
+    return None
+
+
+def practice_record(row: dict[str, str]) -> JsonObject:
+    """A practice file's row as a row of the ``practice`` table."""
+    board = Board(row["fen"])
+    return {"pattern_id": row["pattern_id"], "fen": board.fen(),
+            "stipulation": row["stipulation"], "moves": int(row["moves"]),
+            "solution_iccs": row["solution_iccs"],
+            "solution_zh": " ".join(write_line(board, [Move.from_iccs(m) for m in
+                                                       row["solution_iccs"].split()], "chinese")),
+            "shows": row["shows"], "source": row["source"],
+            "generated": int(row["source"].startswith("generated"))}
+
+
+def add_practice(db: sqlite_utils.Database, rows: list[dict[str, str]]) -> int:
+    """Practice positions (rows of a practice file) into the catalogue, in one transaction:
+    all of them or none.  A position already there is left as it is.  Returns how many were
+    new."""
+    records = [practice_record(row) for row in rows]
+    try:
+        with db.conn:
+            if not db.conn.in_transaction:
+                db.conn.execute("BEGIN IMMEDIATE")    # the write lock now, or a clear error
+            before = db.conn.total_changes
+            columns = list(records[0]) if records else []
+            db.conn.executemany(
+                f"INSERT OR IGNORE INTO practice ({', '.join(columns)}) "
+                f"VALUES ({', '.join('?' for _ in columns)})",
+                [[record[c] for c in columns] for record in records])
+            return db.conn.total_changes - before
+    except sqlite3.OperationalError as error:
+        raise database_error(db, error, "no practice position written") from None
+
+
+def practice_sources(db: sqlite_utils.Database, pattern_id: str) -> list[str]:
+    return [source for (source,) in db.execute(
+        "SELECT source FROM practice WHERE pattern_id = ?", [pattern_id])]
+
+
+def practice_counts(db: sqlite_utils.Database) -> dict[str, int]:
+    """Practice positions by pattern: those whose line shows it (a position counts for every
+    pattern it shows)."""
+    counts: Counter[str] = Counter()
+    for (shows,) in db.execute("SELECT shows FROM practice"):
+        counts.update(shows.split())
+    return dict(counts)
 
 
 def source_digest(data_dir: Path = DATA_DIR) -> str:
@@ -511,6 +592,13 @@ def _create_schema(db: sqlite_utils.Database) -> None:
         "composition_id": int, "settled_by": str, "table": str, "line_end": str, "traps": str,
         "seconds": str, "nodes": str}, pk="composition_id",
         foreign_keys=[("composition_id", "compositions", "id")])
+    db.table("practice").create({
+        "id": int, "pattern_id": str, "fen": str, "stipulation": str, "moves": int,
+        "solution_iccs": str, "solution_zh": str, "shows": str, "source": str,
+        "generated": int}, pk="id", foreign_keys=[("pattern_id", "patterns", "id")],
+        not_null={"fen"})
+    db.table("practice").create_index(["fen"], unique=True)
+    db.table("practice").create_index(["pattern_id"])
     db.table("examples").create_index(["pattern_id"])
     db.table("compositions").create_index(["collection", "number"], unique=True)
     db.table("compositions").create_index(["moves"])

@@ -16,7 +16,10 @@ verdict, moves, main_line, main_line_zh, pieces, source, note, verification):
 =======================  ======================================================================
 command                  JSON
 =======================  ======================================================================
-build                    ``{"path", "patterns", "examples", "compositions", "verified"}``
+build                    ``{"path", "patterns", "examples", "compositions", "practice",
+                         "verified"}``
+generate                 ``{"pattern", "seed", "first_candidate", "kept", "seconds",
+                         "written_to"}``
 list [patterns]          ``{"patterns": [{"id", "name_zh", "name_en", "aliases_zh",
                          "description_zh", "description_en", "pieces", "tags", "examples"}]}``
                          (``examples``: how many)
@@ -59,6 +62,7 @@ import argparse
 import json
 import sqlite3
 import sys
+import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict
@@ -76,6 +80,7 @@ from .catalogue import (
     CatalogueError,
     Entry,
     RepeatedPositions,
+    add_practice,
     build,
     composition_numbers,
     compositions_to_verify,
@@ -87,10 +92,20 @@ from .catalogue import (
     list_collections,
     list_patterns,
     open_catalogue,
+    pattern_of,
+    practice_sources,
     query,
     resolve_reference,
     search,
     write_verdicts,
+)
+from .generate import (
+    PracticePosition,
+    append_practice,
+    generate,
+    next_candidate,
+    practice_row,
+    read_practice,
 )
 from .paths import default_database
 from .patterns import pattern_names
@@ -126,11 +141,62 @@ def cmd_build(args: argparse.Namespace) -> int:
     if args.json:
         _emit({"path": str(report.path), "patterns": report.patterns,
                "examples": report.examples, "compositions": report.compositions,
-               "verified": report.verified})
+               "practice": report.practice, "verified": report.verified})
         return 0
     print(f"{report.path}: {report.patterns} kill patterns, {report.examples} examples"
           f"{' (all verified by the solver)' if args.verify else ' (solutions replayed)'}, "
-          f"{report.compositions} compositions")
+          f"{report.compositions} compositions, {report.practice} practice positions")
+    return 0
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    """Practice positions of one pattern, built at random (seeded) and kept when sound and
+    showing the pattern; into the catalogue (one transaction a batch) or ``--output FILE``."""
+    db = open_catalogue(args.db)
+    pattern = pattern_of(db, args.pattern)
+    if args.output is not None:
+        sources = [row["source"] for row in read_practice(args.output)
+                   if row["pattern_id"] == pattern.id]
+    else:
+        sources = practice_sources(db, pattern.id)
+    start = next_candidate(sources, args.seed)
+    batch: list[dict[str, str]] = []
+    kept = 0
+    began = time.perf_counter()
+
+    def flush() -> None:
+        if not batch:
+            return
+        if args.output is not None:
+            append_practice(args.output, batch)
+        else:
+            add_practice(db, batch)
+        batch.clear()
+
+    def report(index: int, so_far: int, position: PracticePosition | None) -> None:
+        if not args.json and (position is not None or (index - start + 1) % 50 == 0):
+            print(f"candidate {index}: {so_far} of {args.count} kept "
+                  f"({time.perf_counter() - began:.0f} s)", file=sys.stderr, flush=True)
+
+    pieces = [letter for letter in pattern.pieces if letter != "K"]
+    try:
+        for _index, position in generate(pattern.id, pieces, args.count, args.seed, start,
+                                         args.attempts, report):
+            batch.append(practice_row(pattern.id, position))
+            kept += 1
+            if len(batch) >= args.batch:
+                flush()
+    finally:
+        flush()                                     # what was kept before a stop is kept
+    seconds = time.perf_counter() - began
+    where = str(args.output) if args.output is not None else str(args.db)
+    if args.json:
+        _emit({"pattern": pattern.id, "seed": args.seed, "first_candidate": start,
+               "kept": kept, "seconds": round(seconds, 1), "written_to": where})
+        return 0
+    rate = kept / seconds * 60 if seconds else 0.0
+    print(f"{pattern.name_zh}: {kept} practice positions kept from candidate {start} on, seed "
+          f"{args.seed}, in {seconds:.0f} s ({rate:.1f} a minute); written to {where}")
     return 0
 
 
@@ -641,6 +707,24 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     sheet.add_argument("--title", default="象棋排局 Problem sheet", help="the sheet's heading")
     sheet.add_argument("--no-solutions", action="store_true",
                        help="leave the solutions and notes out (a sheet to solve)")
+
+    gen = common(commands.add_parser(
+        "generate", help="practice positions of a pattern, built at random and kept when "
+                         "sound (unique key, exact mate in 1-7) and showing the pattern"),
+        cmd_generate)
+    gen.add_argument("--pattern", required=True, help="a pattern's id, Chinese name or alias")
+    gen.add_argument("--count", type=whole_number(1), default=10,
+                     help="how many to keep (default 10)")
+    gen.add_argument("--seed", type=whole_number(0), default=1,
+                     help="the random seed (default 1): the same seed, the same positions; a "
+                          "run is taken up after the last position it kept")
+    gen.add_argument("--attempts", type=whole_number(1), default=10_000,
+                     help="stop after this many candidates (default 10,000)")
+    gen.add_argument("--batch", type=whole_number(1), default=5,
+                     help="positions written together, in one transaction (default 5)")
+    gen.add_argument("--output", type=Path, default=None, metavar="FILE",
+                     help="append to this practice file (TSV, the format of "
+                          "puzzles/data/practice_positions.tsv) instead of the catalogue")
 
     schema = common(commands.add_parser(
         "schema", help="the catalogue's tables and columns, described (as Datasette shows "

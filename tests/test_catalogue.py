@@ -419,7 +419,8 @@ def test_json_of_every_command(shipped, tmp_path, capsys):
     db = str(shipped)
     status, built = run_json(capsys, "build", "--db", str(tmp_path / "fresh.sqlite"))
     assert status == 0 and built == {"path": str(tmp_path / "fresh.sqlite"), "patterns": 30,
-                                     "examples": 68, "compositions": 556, "verified": 0}
+                                     "examples": 68, "compositions": 556, "practice": 0,
+                                     "verified": 0}
     _, patterns = run_json(capsys, "list", "--db", db)
     assert len(patterns["patterns"]) == 30
     assert patterns["patterns"][10]["name_zh"] == "马后炮" and \

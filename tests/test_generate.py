@@ -1,0 +1,129 @@
+"""Practice positions (puzzles.generate, issue 42): seeded candidates, the soundness and
+pattern checks that keep one, the practice file, the catalogue's practice table and the
+``catalogue generate`` command."""
+from __future__ import annotations
+
+import json
+import random
+import shutil
+
+import pytest
+
+from puzzles.catalogue import CatalogueError, build, open_catalogue, practice_counts
+from puzzles.generate import (
+    PRACTICE_COLUMNS,
+    PRACTICE_FILE,
+    append_practice,
+    built_candidate,
+    built_candidates,
+    check_candidate,
+    mined_candidates,
+    next_candidate,
+    read_practice,
+)
+from puzzles.paths import DATA_DIR
+from tui.cli import main
+from xiangqi import Board
+
+
+def is_mate_after(board: Board, move) -> bool:
+    after = board.copy()
+    after.push(move)
+    return not after.has_legal_move()
+
+
+def test_a_seed_always_builds_the_same_candidates() -> None:
+    first = [(i, b.fen() if b else None) for i, b in zip(range(20), built_candidates(
+        ["N", "C"], seed=7)) for i, b in [b]]
+    again = [(i, b.fen() if b else None) for i, b in zip(range(20), built_candidates(
+        ["N", "C"], seed=7)) for i, b in [b]]
+    assert first == again
+    resumed = next(built_candidates(["N", "C"], seed=7, start=5))
+    assert (resumed[0], resumed[1].fen() if resumed[1] else None) == first[5]
+
+
+def test_a_built_candidate_is_a_legal_position_with_the_pieces_asked() -> None:
+    boards = [built_candidate(random.Random(i), ["R", "N", "C"]) for i in range(40)]
+    legal = [b for b in boards if b is not None]
+    assert legal
+    for board in legal:
+        placement = board.board_fen()
+        assert sum(placement.count(c) for c in "RNC") == 3 and "K" in placement
+        assert board.turn == 0 and not board.kings_facing()
+
+
+def test_a_sound_mate_showing_the_pattern_is_kept() -> None:
+    # 马后炮 from the catalogue's first example: mate in 2 by checks, one key.
+    board = Board("3aka3/9/9/5N2C/9/9/4c2n1/4B4/4A4/3AK4 w - - 0 1")
+    position = check_candidate(board, "cannon-behind-horse")
+    assert position is not None
+    assert (position.stipulation, position.moves) == ("checks", 2)
+    assert position.solution_iccs.split()[0] == "f6g8"
+    assert "cannon-behind-horse" in position.shows
+    assert check_candidate(board, "double-cannon") is None      # not what it shows
+
+
+def test_a_mate_with_two_keys_is_not_kept() -> None:
+    # Rook b8 holds the 8th rank, the king e0 the e-file: Ra9 and Rd0 both mate (a cook).
+    board = Board("3k5/1R7/9/9/9/9/9/9/9/R3K4 w - - 0 1")
+    assert {m.iccs() for m in board.legal_moves if is_mate_after(board, m)} >= {"a0a9", "a0d0"}
+    assert check_candidate(board) is None
+
+
+def test_mined_candidates_are_the_attacker_positions_near_the_end() -> None:
+    line = "f6g8 e9e8 i6i8"
+    found = list(mined_candidates([("马后炮:1", "3aka3/9/9/5N2C/9/9/4c2n1/4B4/4A4/3AK4 w - - 0 1",
+                                    line)], max_moves=1))
+    assert [source for _, source in found] == ["马后炮:1 ply 2"]
+    assert found[0][0].fen().startswith("3a1a3/4k1N2/9/8C/9/9/4c2n1/4B4/4A4/3AK4 w")
+
+
+def test_the_practice_file_round_trips_and_resumes(tmp_path) -> None:
+    path = tmp_path / "p.tsv"
+    row = dict(zip(PRACTICE_COLUMNS, ["double-cannon", "9/9/9/9/9/9/9/9/9/4K4 w - - 0 1",
+                                      "checks", "1", "a0a1", "double-cannon",
+                                      "generated seed 3 #41"]))
+    append_practice(path, [row])
+    append_practice(path, [{**row, "source": "generated seed 3 #7"}])
+    rows = read_practice(path)
+    assert [r["source"] for r in rows] == ["generated seed 3 #41", "generated seed 3 #7"]
+    assert next_candidate([r["source"] for r in rows], 3) == 42
+    assert next_candidate([r["source"] for r in rows], 4) == 0
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write("double-cannon\t9/9")                       # a row cut short
+    assert len(read_practice(path)) == 2
+
+
+def test_generate_end_to_end_and_the_build_loads_the_file(tmp_path, capsys) -> None:
+    catalogue = tmp_path / "c.sqlite"
+    output = tmp_path / "practice.tsv"
+    assert main(["catalogue", "generate", "--pattern", "重炮", "--count", "1", "--seed", "1",
+                 "--db", str(catalogue), "--output", str(output), "--json"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert first["kept"] == 1 and first["first_candidate"] == 0
+    rows = read_practice(output)
+    assert len(rows) == 1 and all("double-cannon" in r["shows"].split() for r in rows)
+    # Taken up again: after the last kept candidate, nothing kept twice.
+    assert main(["catalogue", "generate", "--pattern", "重炮", "--count", "1", "--seed", "1",
+                 "--db", str(catalogue), "--output", str(output), "--json"]) == 0
+    second = json.loads(capsys.readouterr().out)
+    assert second["first_candidate"] > int(rows[-1]["source"].rsplit("#", 1)[1]) - 1
+    assert len({r["fen"] for r in read_practice(output)}) == 2
+    # Into the catalogue itself (one transaction a batch).
+    assert main(["catalogue", "generate", "--pattern", "重炮", "--count", "1", "--seed", "1",
+                 "--db", str(catalogue), "--json"]) == 0
+    capsys.readouterr()
+    assert practice_counts(open_catalogue(catalogue)).get("double-cannon") == 1
+    # A data directory with the file: the build loads it, checked by replay.
+    data = tmp_path / "data"
+    shutil.copytree(DATA_DIR, data)
+    shutil.copy(output, data / PRACTICE_FILE)
+    report = build(tmp_path / "built.sqlite", data_dir=data)
+    assert report.practice == 2
+    lines = (data / PRACTICE_FILE).read_text(encoding="utf-8").splitlines()
+    cells = lines[1].split("\t")
+    cells[4] = cells[4].split()[0]                              # the line cut to one move
+    (data / PRACTICE_FILE).write_text("\n".join([lines[0], "\t".join(cells)]) + "\n",
+                                      encoding="utf-8")
+    with pytest.raises(CatalogueError, match="practice_positions.tsv: .* does not mate"):
+        build(tmp_path / "bad.sqlite", data_dir=data)
