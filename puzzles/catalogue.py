@@ -529,7 +529,10 @@ def add_practice(db: sqlite_utils.Database, rows: list[dict[str, str]]) -> int:
         raise database_error(db, error, "no practice position written") from None
 
 
-def practice_sources(db: sqlite_utils.Database, pattern_id: str) -> list[str]:
+def practice_sources(db: sqlite_utils.Database, pattern_id: str | None) -> list[str]:
+    """The sources of the practice positions kept for ``pattern_id`` (None: all of them)."""
+    if pattern_id is None:
+        return [source for (source,) in db.execute("SELECT source FROM practice")]
     return [source for (source,) in db.execute(
         "SELECT source FROM practice WHERE pattern_id = ?", [pattern_id])]
 

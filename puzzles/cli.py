@@ -100,12 +100,15 @@ from .catalogue import (
     write_verdicts,
 )
 from .generate import (
+    MINED_PREFIX,
     PracticePosition,
     append_practice,
     generate,
+    mine,
     next_candidate,
     practice_row,
     read_practice,
+    seed_prefix,
 )
 from .paths import default_database
 from .patterns import pattern_names
@@ -150,16 +153,19 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    """Practice positions of one pattern, built at random (seeded) and kept when sound and
-    showing the pattern; into the catalogue (one transaction a batch) or ``--output FILE``."""
+    """Practice positions of a pattern, built at random (seeded) or mined from the
+    compositions' lines (``--mine``), kept when sound and showing the pattern; into the
+    catalogue (one transaction a batch) or ``--output FILE``."""
     db = open_catalogue(args.db)
-    pattern = pattern_of(db, args.pattern)
+    if args.pattern is None and not args.mine:
+        return _fail(args, "--pattern is needed (only --mine may go without: any pattern)")
+    pattern = pattern_of(db, args.pattern) if args.pattern is not None else None
     if args.output is not None:
         sources = [row["source"] for row in read_practice(args.output)
-                   if row["pattern_id"] == pattern.id]
+                   if pattern is None or row["pattern_id"] == pattern.id]
     else:
-        sources = practice_sources(db, pattern.id)
-    start = next_candidate(sources, args.seed)
+        sources = practice_sources(db, pattern.id if pattern is not None else None)
+    start = next_candidate(sources, MINED_PREFIX if args.mine else seed_prefix(args.seed))
     batch: list[dict[str, str]] = []
     kept = 0
     began = time.perf_counter()
@@ -178,11 +184,21 @@ def cmd_generate(args: argparse.Namespace) -> int:
             print(f"candidate {index}: {so_far} of {args.count} kept "
                   f"({time.perf_counter() - began:.0f} s)", file=sys.stderr, flush=True)
 
-    pieces = [letter for letter in pattern.pieces if letter != "K"]
+    if args.mine:
+        lines = [(entry_reference(e), e.fen, " ".join(e.main_line)) for e in
+                 query(db, kind="composition", verdict="mate", limit=None).entries
+                 if e.main_line]
+        found = mine(lines, pattern.id if pattern is not None else None, args.count, start,
+                     args.attempts, report)
+    else:
+        assert pattern is not None
+        pieces = [letter for letter in pattern.pieces if letter != "K"]
+        found = generate(pattern.id, pieces, args.count, args.seed, start, args.attempts,
+                         report)
     try:
-        for _index, position in generate(pattern.id, pieces, args.count, args.seed, start,
-                                         args.attempts, report):
-            batch.append(practice_row(pattern.id, position))
+        for _index, position in found:
+            batch.append(practice_row(pattern.id if pattern is not None else position.shows[0],
+                                      position))
             kept += 1
             if len(batch) >= args.batch:
                 flush()
@@ -191,12 +207,15 @@ def cmd_generate(args: argparse.Namespace) -> int:
     seconds = time.perf_counter() - began
     where = str(args.output) if args.output is not None else str(args.db)
     if args.json:
-        _emit({"pattern": pattern.id, "seed": args.seed, "first_candidate": start,
+        _emit({"pattern": pattern.id if pattern is not None else None,
+               "seed": None if args.mine else args.seed, "first_candidate": start,
                "kept": kept, "seconds": round(seconds, 1), "written_to": where})
         return 0
     rate = kept / seconds * 60 if seconds else 0.0
-    print(f"{pattern.name_zh}: {kept} practice positions kept from candidate {start} on, seed "
-          f"{args.seed}, in {seconds:.0f} s ({rate:.1f} a minute); written to {where}")
+    name = pattern.name_zh if pattern is not None else "every pattern"
+    origin = "mined from the compositions' lines" if args.mine else f"seed {args.seed}"
+    print(f"{name}: {kept} practice positions kept from candidate {start} on, {origin}, in "
+          f"{seconds:.0f} s ({rate:.1f} a minute); written to {where}")
     return 0
 
 
@@ -712,7 +731,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "generate", help="practice positions of a pattern, built at random and kept when "
                          "sound (unique key, exact mate in 1-7) and showing the pattern"),
         cmd_generate)
-    gen.add_argument("--pattern", required=True, help="a pattern's id, Chinese name or alias")
+    gen.add_argument("--pattern", help="a pattern's id, Chinese name or alias (with --mine "
+                                       "it may be left out: every pattern)")
+    gen.add_argument("--mine", action="store_true",
+                     help="mine the positions of the compositions' main lines (a mate in 1-7 "
+                          "from there) instead of building them at random")
     gen.add_argument("--count", type=whole_number(1), default=10,
                      help="how many to keep (default 10)")
     gen.add_argument("--seed", type=whole_number(0), default=1,

@@ -186,13 +186,34 @@ def generate(pattern_id: str, pattern_pieces: list[str], count: int, seed: int,
         position = None
         if board is not None:
             position = check_candidate(board, pattern_id,
-                                       source=f"generated seed {seed} #{index}")
+                                       source=f"{seed_prefix(seed)}{index}")
         if position is not None:
             kept += 1
             yield index, position
         if progress is not None:
             progress(index, kept, position)
 
+
+
+def mine(compositions: Iterable[tuple[str, str, str]], pattern_id: str | None, count: int,
+         start: int = 0, attempts: int = 100_000,
+         progress: Callable[[int, int, PracticePosition | None], None] | None = None
+         ) -> Iterator[tuple[int, PracticePosition]]:
+    """Practice positions mined from the compositions' main lines (:func:`mined_candidates`,
+    in their order): (candidate index, position) from ``start`` on, showing ``pattern_id``
+    (None: any pattern), until ``count`` are kept or ``attempts`` candidates were looked at."""
+    kept = 0
+    for index, (board, where) in enumerate(mined_candidates(compositions)):
+        if index < start:
+            continue
+        if kept >= count or index - start >= attempts:
+            return
+        position = check_candidate(board, pattern_id, source=f"{MINED_PREFIX}{index} {where}")
+        if position is not None:
+            kept += 1
+            yield index, position
+        if progress is not None:
+            progress(index, kept, position)
 
 
 # -- the practice file: the shipped positions, and what ``catalogue generate --output`` writes
@@ -231,9 +252,18 @@ def append_practice(path: Path, rows: list[dict[str, str]]) -> None:
         os.fsync(handle.fileno())
 
 
-def next_candidate(sources: Iterable[str], seed: int) -> int:
-    """The first candidate index of ``seed`` not yet looked at, from the sources of the kept
-    positions (``generated seed S #I``): a resumed run starts after the last kept one."""
-    prefix = f"generated seed {seed} #"
-    indices = [int(s[len(prefix):]) for s in sources if s.startswith(prefix)]
+def seed_prefix(seed: int) -> str:
+    """How the sources of a seed's built positions begin (``generated seed S #I``)."""
+    return f"generated seed {seed} #"
+
+
+MINED_PREFIX: Final = "mined #"
+"""How the sources of mined positions begin (``mined #I 适情雅趣:7 ply 12``)."""
+
+
+def next_candidate(sources: Iterable[str], prefix: str) -> int:
+    """The first candidate index not yet looked at, from the sources of the kept positions
+    that begin with ``prefix`` (:func:`seed_prefix`, :data:`MINED_PREFIX`) and go on with
+    the candidate's index: a resumed run starts after the last kept one."""
+    indices = [int(s[len(prefix):].split()[0]) for s in sources if s.startswith(prefix)]
     return max(indices) + 1 if indices else 0

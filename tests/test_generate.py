@@ -11,6 +11,7 @@ import pytest
 
 from puzzles.catalogue import CatalogueError, build, open_catalogue, practice_counts
 from puzzles.generate import (
+    MINED_PREFIX,
     PRACTICE_COLUMNS,
     PRACTICE_FILE,
     append_practice,
@@ -20,6 +21,7 @@ from puzzles.generate import (
     mined_candidates,
     next_candidate,
     read_practice,
+    seed_prefix,
 )
 from puzzles.paths import DATA_DIR
 from tui.cli import main
@@ -87,8 +89,9 @@ def test_the_practice_file_round_trips_and_resumes(tmp_path) -> None:
     append_practice(path, [{**row, "source": "generated seed 3 #7"}])
     rows = read_practice(path)
     assert [r["source"] for r in rows] == ["generated seed 3 #41", "generated seed 3 #7"]
-    assert next_candidate([r["source"] for r in rows], 3) == 42
-    assert next_candidate([r["source"] for r in rows], 4) == 0
+    assert next_candidate([r["source"] for r in rows], seed_prefix(3)) == 42
+    assert next_candidate([r["source"] for r in rows], seed_prefix(4)) == 0
+    assert next_candidate(["mined #12 适情雅趣:7 ply 4"], MINED_PREFIX) == 13
     with path.open("a", encoding="utf-8") as handle:
         handle.write("double-cannon\t9/9")                       # a row cut short
     assert len(read_practice(path)) == 2
@@ -127,3 +130,23 @@ def test_generate_end_to_end_and_the_build_loads_the_file(tmp_path, capsys) -> N
                                       encoding="utf-8")
     with pytest.raises(CatalogueError, match="practice_positions.tsv: .* does not mate"):
         build(tmp_path / "bad.sqlite", data_dir=data)
+
+
+def test_mining_the_compositions_lines(tmp_path, capsys) -> None:
+    catalogue = tmp_path / "c.sqlite"
+    output = tmp_path / "mined.tsv"
+    assert main(["catalogue", "generate", "--mine", "--count", "1", "--db", str(catalogue),
+                 "--output", str(output), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["kept"] == 1
+    row = read_practice(output)[0]
+    assert row["source"].startswith(MINED_PREFIX) and " ply " in row["source"]
+    assert row["pattern_id"] == row["shows"].split()[0]
+    assert 1 <= int(row["moves"]) <= 7
+    # Taken up after it; a pattern asked for keeps only positions that show it.
+    assert main(["catalogue", "generate", "--mine", "--pattern", "卧槽马", "--count", "1",
+                 "--db", str(catalogue), "--output", str(output), "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["first_candidate"] > int(row["source"][len(MINED_PREFIX):].split()[0])
+    assert "trough-horse" in read_practice(output)[-1]["shows"].split()
+    assert main(["catalogue", "generate", "--db", str(catalogue)]) == 1
+    assert "--pattern is needed" in capsys.readouterr().err
