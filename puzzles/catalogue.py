@@ -477,23 +477,20 @@ def build(path: Path | str | None = None, data_dir: Path = DATA_DIR, verify: boo
 
 
 def practice_fault(row: dict[str, str], known: set[str]) -> str | None:
-    """What is wrong with a practice position (its pattern unknown, its line not legal or not
-    ending in mate, the pattern not shown), or None."""
-    if row["pattern_id"] not in known:
-        return f"{row['fen']}: unknown pattern {row['pattern_id']!r}"
-    board = Board(row["fen"])
-    moves = row["solution_iccs"].split()
+    """What is wrong with a practice position (its pattern unknown or not among those it says
+    it shows, its line not legal or not mating in its moves), or None.  The line is replayed;
+    that it shows its patterns, and that its mate is exact with one key, the shipped file's
+    test checks (tests/test_practice_data.py), once rather than at every build."""
+    if row["pattern_id"] not in known or row["pattern_id"] not in row["shows"].split():
+        return f"{row['fen']}: pattern {row['pattern_id']!r} unknown or not among its shows"
     try:
-        shows = {m.pattern_id for m in recognise(board, moves)}
+        end = Board(row["fen"])
+        for text in row["solution_iccs"].split():
+            end.push(Move.from_iccs(text))
     except ValueError as error:
         return f"{row['fen']}: {error}"
-    end = board.copy(stack=False)
-    for text in moves:
-        end.push(Move.from_iccs(text))
-    if end.has_legal_move() or len(moves) != 2 * int(row["moves"]) - 1:
+    if end.has_legal_move() or len(row["solution_iccs"].split()) != 2 * int(row["moves"]) - 1:
         return f"{row['fen']}: the line does not mate in {row['moves']}"
-    if row["pattern_id"] not in shows:
-        return f"{row['fen']}: the line does not show {row['pattern_id']}"
     return None
 
 
@@ -778,7 +775,7 @@ _PIECE_LETTERS = {
     "砲": "C", "包": "C", "兵": "P", "卒": "P", "仕": "A", "士": "A", "相": "B", "象": "B",
     "E": "B", "帅": "K", "帥": "K", "将": "K", "將": "K",
 }
-KINDS = ("example", "composition")
+KINDS = ("example", "composition", "practice")
 
 
 @dataclass(frozen=True)
@@ -907,8 +904,9 @@ def _has_pieces(fen: str, wanted: str) -> int:
     return int(Counter(wanted) <= Counter(attacker_pieces(fen)))
 
 
-# Examples and compositions in one relation; examples first (in pattern order), then the
-# compositions by collection and number.
+# Examples, compositions and practice positions in one relation; examples first (in pattern
+# order), then the compositions by collection and number, then the practice positions (in
+# pattern order), numbered within their pattern as the examples are.
 _ENTRIES_SQL = """
 SELECT 'example' AS kind, e.id AS id, p.name_zh || ' 例' || row_number() OVER win AS title,
        e.pattern_id AS pattern, p.name_zh AS pattern_name, NULL AS collection,
@@ -925,6 +923,13 @@ SELECT 'composition', c.id, c.title, NULL, NULL, c.collection, c.number, c.fen, 
        c.shows,
        1, 0, c.collection
 FROM compositions c
+UNION ALL
+SELECT 'practice', x.id, p.name_zh || ' 练' || row_number() OVER pwin, x.pattern_id, p.name_zh,
+       NULL, row_number() OVER pwin, x.fen, x.stipulation, 'mate', x.moves, x.solution_iccs,
+       x.solution_zh, x.source, '', CASE x.generated WHEN 1 THEN 'generated' ELSE 'mined' END,
+       NULL, x.shows, 2, p.rowid, ''
+FROM practice x JOIN patterns p ON p.id = x.pattern_id
+WINDOW pwin AS (PARTITION BY x.pattern_id ORDER BY x.id)
 """
 
 
@@ -952,7 +957,7 @@ def query(db: sqlite_utils.Database, text: str | None = None, pattern: str | Non
     the examples come first, then the compositions, each by relevance.
     """
     if kind is not None and kind not in KINDS:
-        raise CatalogueError(f"unknown kind {kind!r} (use example or composition)")
+        raise CatalogueError(f"unknown kind {kind!r} (use example, composition or practice)")
     if offset < 0 or (limit is not None and limit < 0):
         raise CatalogueError("limit and offset cannot be negative")
     where: list[str] = []
@@ -960,6 +965,8 @@ def query(db: sqlite_utils.Database, text: str | None = None, pattern: str | Non
     if kind is not None:
         where.append("kind = ?")
         params.append(kind)
+    else:
+        where.append("kind != 'practice'")      # hundreds of them: asked for by name only
     referenced = _referenced_entry(db, text) if text is not None else None
     if referenced is not None:                  # 适情雅趣:7 typed in the search: that entry
         where.append("kind = ? AND id = ?")
@@ -1046,7 +1053,7 @@ MAX_SQLITE_INTEGER = 2**63 - 1
 def get_entry(db: sqlite_utils.Database, kind: str, entry_id: int) -> Entry:
     """The example or composition ``entry_id`` (its row in the table of ``kind``)."""
     if kind not in KINDS:
-        raise CatalogueError(f"unknown kind {kind!r} (use example or composition)")
+        raise CatalogueError(f"unknown kind {kind!r} (use example, composition or practice)")
     # SQLite's integers are 64-bit: a larger id names no entry (and cannot be bound).
     rows = list(db.query(f"SELECT * FROM ({_ENTRIES_SQL}) WHERE kind = ? AND id = ?",
                          [kind, entry_id])) if 0 <= entry_id <= MAX_SQLITE_INTEGER else []
@@ -1060,7 +1067,8 @@ REFERENCE_HELP = (
     "compositions` (12); a book reference COLLECTION:N, the collection's name or source key and "
     "the number printed in the book, as the studio lists it (适情雅趣:7, shiqingyaqu:7); a kill "
     "pattern, meaning all its examples (an id such as facing-kings, a Chinese name or an "
-    "alias); or one example of a pattern, PATTERN:N (马后炮:2)")
+    "alias); one example of a pattern, PATTERN:N (马后炮:2); or one of its practice "
+    "positions, PATTERN:练N (马后炮:练3)")
 """What an entry reference is, for help texts and errors (see :func:`resolve_reference`)."""
 
 
@@ -1070,6 +1078,8 @@ def entry_reference(entry: Entry) -> str:
     (pattern and example number)."""
     if entry.kind == "example":
         return f"{entry.pattern_name}:{entry.number}"
+    if entry.kind == "practice":
+        return f"{entry.pattern_name}:练{entry.number}"
     return f"{entry.collection}:{entry.number}"
 
 
@@ -1085,10 +1095,19 @@ def resolve_reference(db: sqlite_utils.Database,
         return get_entry(db, "composition", int(text))
     name, colon, number = text.rpartition(":")
     name, number = name.strip(), number.strip()
+    if colon and name and number.startswith("练") and number[1:].isdecimal():
+        pattern = _pattern_named(db, name)
+        if pattern is None:
+            raise CatalogueError(f"no pattern {name!r} in {reference!r} ({REFERENCE_HELP})")
+        drills = query(db, pattern=pattern.id, kind="practice", limit=None).entries
+        if not 1 <= int(number[1:]) <= len(drills):
+            raise CatalogueError(f"{pattern.name_zh} has {len(drills)} practice positions, no "
+                                 f"{number}")
+        return drills[int(number[1:]) - 1]
     if colon and name and number.isdecimal():
         pattern = _pattern_named(db, name)
         if pattern is not None:
-            examples = query(db, pattern=pattern.id, limit=None).entries
+            examples = query(db, pattern=pattern.id, kind="example", limit=None).entries
             if not 1 <= int(number) <= len(examples):
                 raise CatalogueError(f"{pattern.name_zh} has {len(examples)} examples, no "
                                      f"example {number} (use {name}:1 to "
@@ -1481,7 +1500,7 @@ def entry_record(entry: Entry) -> Record:
     from .formats import Record
 
     title = entry.title or entry_reference(entry)
-    if entry.kind == "example":
+    if entry.kind in ("example", "practice"):
         event, result = title, "1-0" if Board(entry.fen).turn == RED else "0-1"
     else:
         event = f"{entry.collection} 第{entry.number}局 {entry.title}".strip()
@@ -1569,23 +1588,33 @@ def pattern_progress(db: sqlite_utils.Database) -> dict[str, PatternProgress]:
 
 
 def next_puzzle(db: sqlite_utils.Database, after: Entry | None = None) -> Entry | None:
-    """The example to practise next: from the first pattern (in the source order) not yet
+    """The puzzle to practise next: from the first pattern (in the source order) not yet
     mastered, its first example not yet solved clean; once every pattern is mastered, the
-    example practised longest ago.  ``after`` (the one just practised) is not picked again
-    unless it is the only example."""
+    first practice position (pattern order) not yet solved clean; then the example or
+    practice position practised longest ago.  ``after`` (the one just practised) is not
+    picked again unless it is the only one."""
     mastered = {pattern for pattern, progress in pattern_progress(db).items()
                 if progress.mastered}
     rows = db.execute(
-        "SELECT e.id, e.pattern_id, coalesce(g.clean, 0), g.last_at FROM examples e "
+        "SELECT 'example', e.id, e.pattern_id, coalesce(g.clean, 0), g.last_at FROM examples e "
         "JOIN patterns p ON p.id = e.pattern_id LEFT JOIN progress g "
         "ON g.kind = 'example' AND g.entry_id = e.id ORDER BY p.rowid, e.id").fetchall()
-    skip = after.id if after is not None and after.kind == "example" else None
-    choices = [row for row in rows if row[0] != skip] or rows
+    drills = db.execute(
+        "SELECT 'practice', x.id, x.pattern_id, coalesce(g.clean, 0), g.last_at "
+        "FROM practice x JOIN patterns p ON p.id = x.pattern_id LEFT JOIN progress g "
+        "ON g.kind = 'practice' AND g.entry_id = x.id ORDER BY p.rowid, x.id").fetchall() \
+        if "practice" in db.table_names() else []
+    skip = (after.kind, after.id) if after is not None else None
+    choices = [row for row in rows if row[:2] != skip] or rows
+    drill_choices = [row for row in drills if row[:2] != skip]
     if not choices:
         return None
-    open_ones = [row for row in choices if row[1] not in mastered and not row[2]]
+    open_ones = [row for row in choices if row[2] not in mastered and not row[3]]
+    open_drills = [row for row in drill_choices if not row[3]]
     if open_ones:
         chosen = open_ones[0]
+    elif open_drills:
+        chosen = open_drills[0]
     else:
-        chosen = min(choices, key=lambda row: row[3] or "")
-    return get_entry(db, "example", chosen[0])
+        chosen = min(choices + drill_choices, key=lambda row: row[4] or "")
+    return get_entry(db, chosen[0], chosen[1])

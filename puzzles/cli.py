@@ -27,6 +27,7 @@ list collections         ``{"collections": [{"name", "compositions", "verdicts":
                          count}}]}``
 list compositions        ``{"total", "offset", "limit", "entries": [entry]}`` (``limit`` null:
 list examples            all)
+list practice
 show REF                 a composition or an example: its entry with ``"reference"``
                          (``适情雅趣:7``) and, for a composition, ``"licence"`` added
 show PATTERN             ``{"kind": "pattern", "id", "name_zh", "name_en", "aliases_zh",
@@ -116,6 +117,9 @@ from .verification import WIN_BOUND, VerifySettings, verify_composition
 
 # A catalogue action: the parsed arguments in, the exit status out.
 CommandHandler = Callable[[argparse.Namespace], int]
+
+# What ``catalogue list`` names: the kind of entry it lists.
+ENTRY_KINDS = {"compositions": "composition", "examples": "example", "practice": "practice"}
 
 _ENTRY_FILTERS = ("collection", "pattern", "shows", "text", "pieces", "min_moves", "max_moves",
                   "verdict", "limit", "offset")
@@ -246,7 +250,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         return 0
     page = query(db, text=args.text, pattern=args.pattern, collection=args.collection,
                  pieces=args.pieces, min_moves=args.min_moves, max_moves=args.max_moves,
-                 kind=args.what[:-1], verdict=args.verdict, limit=args.limit,
+                 kind=ENTRY_KINDS[args.what], verdict=args.verdict, limit=args.limit,
                  offset=args.offset, shows=args.shows)
     if args.json:
         _emit(asdict(page))
@@ -609,7 +613,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     ls = common(commands.add_parser(
         "list", help="patterns, collections, or compositions / examples matching filters"),
         cmd_list)
-    ls.add_argument("what", choices=("patterns", "collections", "compositions", "examples"),
+    ls.add_argument("what", choices=("patterns", "collections", *ENTRY_KINDS),
                     nargs="?", default="patterns",
                     help="what to list (default patterns)")
     ls.add_argument("--collection", help="a name or source key, e.g. 适情雅趣 or shiqingyaqu")

@@ -73,6 +73,10 @@ def solution_text(entry: Entry) -> str:
 def soundness_notes(entry: Entry, draw: JsonObject | None = None) -> list[str]:
     """What is known of the entry's soundness, in sentences: the solver's verdict (and for a
     draw study, ``draw`` from :func:`puzzles.catalogue.draw_analysis`)."""
+    if entry.kind == "practice":
+        return [f"Forced mate in {entry.moves}, the shortest, with one key: proved by the "
+                f"solver when the position was {entry.verification} for practice "
+                f"({entry.source})."]
     if entry.kind == "example":
         notes = [f"Forced mate in {entry.moves}, the shortest: proved by the solver "
                  f"({SOLVER_VERSION})." if entry.verification == "verified" else

@@ -25,6 +25,7 @@ from puzzles.catalogue import (
     search,
 )
 from puzzles.formats import FormatError, write
+from puzzles.generate import PRACTICE_FILE, read_practice
 from puzzles.paths import DATA_DIR
 from tui.cli import main
 
@@ -419,7 +420,8 @@ def test_json_of_every_command(shipped, tmp_path, capsys):
     db = str(shipped)
     status, built = run_json(capsys, "build", "--db", str(tmp_path / "fresh.sqlite"))
     assert status == 0 and built == {"path": str(tmp_path / "fresh.sqlite"), "patterns": 30,
-                                     "examples": 68, "compositions": 556, "practice": 0,
+                                     "examples": 68, "compositions": 556,
+                                     "practice": len(read_practice(DATA_DIR / PRACTICE_FILE)),
                                      "verified": 0}
     _, patterns = run_json(capsys, "list", "--db", db)
     assert len(patterns["patterns"]) == 30
@@ -596,3 +598,30 @@ def test_every_entry_records_the_patterns_its_line_shows(shipped):
     first = tagged[0]
     assert tuple(m.pattern_id for m in recognise(Board(first.fen), first.main_line)) == \
         first.shows
+
+
+def test_practice_positions_are_entries_asked_for_by_name(shipped):
+    from puzzles.catalogue import entry_reference, resolve_reference
+    db = open_catalogue(shipped)
+    drills = query(db, kind="practice", limit=None)
+    assert drills.total == len(read_practice(DATA_DIR / PRACTICE_FILE)) > 0
+    assert query(db, limit=0).total == 68 + 556          # not in the plain listing
+    first = drills.entries[0]
+    assert first.title == f"{first.pattern_name} 练1" and first.pattern in first.shows
+    assert entry_reference(first) == f"{first.pattern_name}:练1"
+    assert resolve_reference(db, entry_reference(first)) == first
+    with pytest.raises(CatalogueError, match="practice positions, no 练99999"):
+        resolve_reference(db, f"{first.pattern_name}:练99999")
+
+
+def test_next_puzzle_goes_on_to_practice_positions_once_the_examples_are_mastered(tmp_path):
+    from puzzles.catalogue import next_puzzle, record_progress
+    build(tmp_path / "catalogue.sqlite")
+    db = open_catalogue(tmp_path / "catalogue.sqlite")
+    for entry in query(db, kind="example", limit=None).entries:
+        record_progress(db, entry, attempt=True, solved=True, clean=True)
+    puzzle = next_puzzle(db)
+    assert puzzle is not None and puzzle.kind == "practice" and puzzle.number == 1
+    record_progress(db, puzzle, attempt=True, solved=True, clean=True)
+    following = next_puzzle(db, after=puzzle)
+    assert following is not None and following.kind == "practice" and following != puzzle

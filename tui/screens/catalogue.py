@@ -61,7 +61,7 @@ from .studio_screen import StudioScreen
 
 PAGE_SIZE = 20
 OPEN_GROUP = "catalogue-open"
-KIND_MARKS = {"example": "例", "composition": "局"}
+KIND_MARKS = {"example": "例", "composition": "局", "practice": "练"}
 STIPULATIONS = {"checks": "连照杀 mate by checks", "win": "先胜 to win", "draw": "先和 to draw"}
 # Column keys and headers.  "✓": solved without help (a mastered pattern's name is marked so
 # too), "·": solved with help.  Columns fit the page's cells.  Where the table is too narrow
@@ -229,7 +229,8 @@ class CatalogueScreen(StudioScreen[None]):
                                  compact=True)
                 with Horizontal(classes="catalogue-filter-row"):
                     yield Select([("例 examples", "example"),
-                                  ("局 compositions", "composition")],
+                                  ("局 compositions", "composition"),
+                                  ("练 practice", "practice")],
                                  prompt="Kind: all", id="catalogue-kind", compact=True)
                     yield Select([], prompt="Verdict: all", id="catalogue-verdict",
                                  compact=True)
