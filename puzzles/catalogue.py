@@ -751,13 +751,14 @@ def _hit(entry: Entry) -> JsonObject:
     return {"kind": "example", "id": reference, "title": entry.title}
 
 
-_REFERENCE_SHAPE = re.compile(r"\s*([^\s:：][^:：]*?)\s*[:：]\s*(\d+)\s*")
+_REFERENCE_SHAPE = re.compile(r"\s*([^\s:：][^:：]*?)\s*[:：]\s*(练?\d+)\s*")
 
 
 def _referenced_entry(db: sqlite_utils.Database, text: str) -> Entry | None:
     """The entry ``text`` names when it is a reference of one entry, NAME:N whose NAME is a
-    pattern or a collection (``适情雅趣:7``, ``马后炮:2``); None for any other text (searched as
-    words).  A number beyond the pattern's or collection's raises :class:`CatalogueError`."""
+    pattern or a collection (``适情雅趣:7``, ``马后炮:2``, ``马后炮:练3``); None for any other
+    text (searched as words).  A number beyond the pattern's or collection's raises
+    :class:`CatalogueError`."""
     match = _REFERENCE_SHAPE.fullmatch(text)
     if match is None or (_pattern_named(db, match.group(1)) is None
                          and _collection_named(db, match.group(1)) is None):
@@ -965,13 +966,13 @@ def query(db: sqlite_utils.Database, text: str | None = None, pattern: str | Non
     if kind is not None:
         where.append("kind = ?")
         params.append(kind)
-    else:
-        where.append("kind != 'practice'")      # hundreds of them: asked for by name only
     referenced = _referenced_entry(db, text) if text is not None else None
     if referenced is not None:                  # 适情雅趣:7 typed in the search: that entry
         where.append("kind = ? AND id = ?")
         params.extend([referenced.kind, referenced.id])
         text = None
+    elif kind is None:
+        where.append("kind != 'practice'")      # hundreds of them: asked for by name only
     if pattern is not None:
         where.append("pattern = ?")
         params.append(pattern_of(db, pattern).id)

@@ -610,6 +610,8 @@ def test_practice_positions_are_entries_asked_for_by_name(shipped):
     assert first.title == f"{first.pattern_name} 练1" and first.pattern in first.shows
     assert entry_reference(first) == f"{first.pattern_name}:练1"
     assert resolve_reference(db, entry_reference(first)) == first
+    # Typed in the search, its reference finds it, as an example's does.
+    assert query(db, text=entry_reference(first)).entries == [first]
     with pytest.raises(CatalogueError, match="practice positions, no 练99999"):
         resolve_reference(db, f"{first.pattern_name}:练99999")
 
