@@ -31,8 +31,8 @@ import sys
 import time
 from pathlib import Path
 
-from resume_rows import SettingsDiffer, append_row, read_rows, resumed_rows
-from solve_collection import SAMPLE, problems
+from resume_rows import append_row, read_rows, resumed_rows_or_report
+from solve_collection import chosen_positions
 from solver._mate_ab import MateFinder
 from xiangqi import Board, Move
 
@@ -97,12 +97,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not args.nodes and not args.seconds:
         parser.error("give a budget: --nodes or --seconds")
-    numbers = [int(n) for n in args.numbers.split(",") if n.strip()] or SAMPLE
-    fens = {number: fen for number, fen, _ in problems()}
-    try:
-        done = resumed_rows(args.resume, TITLE, settings_lines(args), COLUMNS)
-    except SettingsDiffer as error:
-        print(f"error: {error}", file=sys.stderr)
+    fens = chosen_positions(args.numbers)
+    numbers = list(fens)
+    done = resumed_rows_or_report(args.resume, TITLE, settings_lines(args), COLUMNS)
+    if done is None:
         return 2
     for number in numbers:
         if number in done:

@@ -42,8 +42,8 @@ import sys
 import time
 from pathlib import Path
 
-from resume_rows import SettingsDiffer, append_row, read_rows, resumed_rows
-from solve_collection import SAMPLE, problems
+from resume_rows import append_row, read_rows, resumed_rows_or_report
+from solve_collection import chosen_positions
 from solver import Limits
 from solver.search import DEFAULT_PROPOSER, DEFAULT_PROPOSER_SHARE, PROPOSERS, Solver
 from xiangqi import Board
@@ -107,12 +107,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.summary:
         print(summary(args.summary))
         return 0
-    numbers = [int(n) for n in args.numbers.split(",") if n.strip()] or SAMPLE
-    fens = {number: fen for number, fen, _ in problems()}
-    try:
-        done = resumed_rows(args.resume, TITLE, settings_lines(args), COLUMNS)
-    except SettingsDiffer as error:
-        print(f"error: {error}", file=sys.stderr)
+    fens = chosen_positions(args.numbers)
+    numbers = list(fens)
+    done = resumed_rows_or_report(args.resume, TITLE, settings_lines(args), COLUMNS)
+    if done is None:
         return 2
     limits = Limits(seconds=args.seconds, nodes=args.nodes, threads=args.threads,
                     proposer=args.proposer, proposer_share=args.proposer_share)

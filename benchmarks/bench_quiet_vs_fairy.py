@@ -33,7 +33,7 @@ from pathlib import Path
 
 from bench_vs_fairy import Engine
 from resume_rows import append_row, read_rows
-from solve_collection import SAMPLE, problems
+from solve_collection import chosen_positions
 from solver import Limits, solve
 from xiangqi import Board
 
@@ -91,8 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     if shutil.which(args.engine) is None:
         print(f"bench_quiet_vs_fairy: skipped (engine {args.engine!r} is not an executable)")
         return 0
-    numbers = [int(n) for n in args.numbers.split(",") if n.strip()] or SAMPLE
-    fens = {number: fen for number, fen, _ in problems()}
+    fens = chosen_positions(args.numbers)
+    numbers = list(fens)
     tablebase = None
     if args.tables:
         from tablebases import open_tablebase

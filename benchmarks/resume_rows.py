@@ -5,6 +5,7 @@ synced as it finishes, so that a killed run can be taken up again."""
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 
@@ -52,3 +53,14 @@ def resumed_rows(path: Path | None, title: str, settings: list[str],
     if header != settings:
         raise SettingsDiffer(f"{path} was made with other settings:\n" + "\n".join(header))
     return rows
+
+
+def resumed_rows_or_report(path: Path | None, title: str, settings: list[str],
+                           columns: list[str]) -> dict[int, dict[str, str]] | None:
+    """:func:`resumed_rows`, or None after saying on stderr why a file made with other
+    settings is refused (the benchmark then exits with status 2)."""
+    try:
+        return resumed_rows(path, title, settings, columns)
+    except SettingsDiffer as error:
+        print(f"error: {error}", file=sys.stderr)
+        return None

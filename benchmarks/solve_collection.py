@@ -128,6 +128,18 @@ def problems() -> list[tuple[int, str, str]]:
     return [(number, fen, title) for number, (fen, title) in enumerate(zip(fens, titles), 1)]
 
 
+def chosen_positions(numbers: str = "") -> dict[int, str]:
+    """{number: FEN} of the compositions ``numbers`` names (comma-separated, as the
+    benchmarks' ``--numbers`` takes them), or of the development sample when it names none.
+
+    >>> list(chosen_positions("37, 95"))
+    [37, 95]
+    """
+    fens = {number: fen for number, fen, _ in problems()}
+    return {number: fens[number]
+            for number in [int(n) for n in numbers.split(",") if n.strip()] or SAMPLE}
+
+
 def is_draw_study(title: str) -> bool:
     """The title names the result: 《适情雅趣》's endgame studies say 和 (e.g. 马双兵和双卒双士)."""
     return "和" in title
