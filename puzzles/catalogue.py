@@ -39,7 +39,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import sqlite_utils
 
@@ -48,16 +48,19 @@ from xiangqi import RED, STARTING_FEN, Board, FenError, Move
 from xiangqi.notation import write_line
 from xiangqi.output import JsonObject
 
+from .difficulty import features
+from .difficulty import rating as difficulty_rating
 from .generate import PRACTICE_FILE, read_practice
 from .paths import DATA_DIR, default_database
 from .patterns import recognise
+from .rating import StudentRating, aged, update
 from .verification import CHECKS_BOUND, draw_verdict, search_verdict
 
 if TYPE_CHECKING:
 
     from .formats import Record
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 SOLVER_VERSION = "dfpn-1"
 COLLECTIONS = {
     "shiqingyaqu": ("适情雅趣", "shiqingyaqu551.fen", "shiqingyaqu551_verdicts.tsv",
@@ -400,6 +403,7 @@ def build(path: Path | str | None = None, data_dir: Path = DATA_DIR, verify: boo
             "source": row.get("source", ""), "note": row.get("note", ""),
             "verification": "verified" if verify else "replayed",
             "shows": shown_patterns(board.fen(), row["solution_iccs"]),
+            "rating": position_rating(board, row["solution_iccs"]),
             "solver_version": SOLVER_VERSION if verify else None,
             "verified_at": now if verify else None,
         })
@@ -494,6 +498,12 @@ def practice_fault(row: dict[str, str], known: set[str]) -> str | None:
     return None
 
 
+def position_rating(board: Board, line: str) -> int:
+    """The difficulty of the position ``board`` whose solution is ``line`` (ICCS), on the
+    practice rating scale (:mod:`puzzles.difficulty`)."""
+    return difficulty_rating(features(board, line))
+
+
 def practice_record(row: dict[str, str]) -> JsonObject:
     """A practice file's row as a row of the ``practice`` table."""
     board = Board(row["fen"])
@@ -503,7 +513,8 @@ def practice_record(row: dict[str, str]) -> JsonObject:
             "solution_zh": " ".join(write_line(board, [Move.from_iccs(m) for m in
                                                        row["solution_iccs"].split()], "chinese")),
             "shows": row["shows"], "source": row["source"],
-            "generated": int(row["source"].startswith("generated"))}
+            "generated": int(row["source"].startswith("generated")),
+            "rating": position_rating(board, row["solution_iccs"])}
 
 
 def add_practice(db: sqlite_utils.Database, rows: list[dict[str, str]]) -> int:
@@ -555,21 +566,31 @@ def source_digest(data_dir: Path = DATA_DIR) -> str:
     return digest.hexdigest()
 
 
+_PROGRESS_TABLES = {
+    "progress": "kind, entry_id, pattern_id, attempts, solved, clean, tries, hints, solutions, "
+                "last_at",
+    "pattern_ratings": "pattern_id, rating, deviation, games, wins, last_at",
+}
+"""The user's tables a rebuild carries over, with their columns."""
+
+
 def _carry_progress(db: sqlite_utils.Database, old: Path) -> None:
-    """Copy the user's progress from the catalogue being replaced (its entry ids come from
-    the same source order)."""
+    """Copy the user's progress (per entry, and his ratings per pattern) from the catalogue
+    being replaced (its entry ids come from the same source order).  A table the old file
+    lacks (not a catalogue, or one from before the table) is skipped."""
     if not old.exists():
         return
-    try:
-        source = sqlite3.connect(f"file:{old}?mode=ro", uri=True)
+    for table, columns in _PROGRESS_TABLES.items():
         try:
-            rows = source.execute("SELECT kind, entry_id, pattern_id, attempts, solved, clean, "
-                                  "tries, hints, solutions, last_at FROM progress").fetchall()
-        finally:
-            source.close()
-    except sqlite3.Error:
-        return                          # no progress table, or not a catalogue: nothing kept
-    db.conn.executemany("INSERT INTO progress VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            source = sqlite3.connect(f"file:{old}?mode=ro", uri=True)
+            try:
+                rows = source.execute(f"SELECT {columns} FROM {table}").fetchall()
+            finally:
+                source.close()
+        except sqlite3.Error:
+            continue
+        marks = ", ".join("?" for _ in columns.split(","))
+        db.conn.executemany(f"INSERT INTO {table} ({columns}) VALUES ({marks})", rows)
 
 
 def _create_schema(db: sqlite_utils.Database) -> None:
@@ -580,8 +601,9 @@ def _create_schema(db: sqlite_utils.Database) -> None:
     db.table("examples").create({
         "id": int, "pattern_id": str, "fen": str, "stipulation": str, "moves": int,
         "solution_iccs": str, "solution_zh": str, "source": str, "note": str,
-        "verification": str, "solver_version": str, "verified_at": str, "shows": str},
-        pk="id", foreign_keys=[("pattern_id", "patterns", "id")], not_null={"fen"})
+        "verification": str, "solver_version": str, "verified_at": str, "shows": str,
+        "rating": int}, pk="id", foreign_keys=[("pattern_id", "patterns", "id")],
+        not_null={"fen"})
     db.table("compositions").create({
         "id": int, "collection": str, "number": int, "title": str, "fen": str,
         "stipulation": str, "verdict": str, "moves": int, "main_line_iccs": str,
@@ -595,7 +617,7 @@ def _create_schema(db: sqlite_utils.Database) -> None:
     db.table("practice").create({
         "id": int, "pattern_id": str, "fen": str, "stipulation": str, "moves": int,
         "solution_iccs": str, "solution_zh": str, "shows": str, "source": str,
-        "generated": int}, pk="id", foreign_keys=[("pattern_id", "patterns", "id")],
+        "generated": int, "rating": int}, pk="id", foreign_keys=[("pattern_id", "patterns", "id")],
         not_null={"fen"})
     db.table("practice").create_index(["fen"], unique=True)
     db.table("practice").create_index(["pattern_id"])
@@ -604,6 +626,7 @@ def _create_schema(db: sqlite_utils.Database) -> None:
     db.table("compositions").create_index(["moves"])
     db.execute("CREATE VIRTUAL TABLE search USING fts5(kind UNINDEXED, ref UNINDEXED, title, body)")
     db.execute(PROGRESS_SQL)
+    db.execute(RATINGS_SQL)
 
 
 _CJK = re.compile(r"([\u3400-\u9fff\uf900-\ufaff])")
@@ -796,7 +819,8 @@ class Entry:
     compositions.  ``budget`` says what the search behind a composition's verdict had
     ("budget 5,000,000 nodes", "searched 191,488 nodes in 7.4 s"; None where not recorded):
     see :attr:`verdict_text`.  ``shows`` holds the ids of the kill patterns that the main line
-    shows (:mod:`puzzles.patterns`), in the catalogue's order.
+    shows (:mod:`puzzles.patterns`), in the catalogue's order.  ``rating`` is an example's or
+    practice position's difficulty (:mod:`puzzles.difficulty`); None for compositions.
     """
     kind: str
     id: int
@@ -817,6 +841,7 @@ class Entry:
     verification: str | None
     budget: str | None = None
     shows: tuple[str, ...] = ()
+    rating: int | None = None
 
     @property
     def verdict_text(self) -> str:
@@ -915,20 +940,20 @@ SELECT 'example' AS kind, e.id AS id, p.name_zh || ' 例' || row_number() OVER w
        'mate' AS verdict, e.moves AS moves, e.solution_iccs AS main_line,
        e.solution_zh AS main_line_zh, e.source AS source, e.note AS note,
        e.verification AS verification, NULL AS budget, e.shows AS shows,
-       0 AS kind_order, p.rowid AS group_order, '' AS collection_order
+       0 AS kind_order, p.rowid AS group_order, '' AS collection_order, e.rating AS rating
 FROM examples e JOIN patterns p ON p.id = e.pattern_id
 WINDOW win AS (PARTITION BY e.pattern_id ORDER BY e.id)
 UNION ALL
 SELECT 'composition', c.id, c.title, NULL, NULL, c.collection, c.number, c.fen, c.stipulation,
        c.verdict, c.moves, c.main_line_iccs, c.main_line_zh, c.source, '', NULL, c.budget,
        c.shows,
-       1, 0, c.collection
+       1, 0, c.collection, NULL
 FROM compositions c
 UNION ALL
 SELECT 'practice', x.id, p.name_zh || ' 练' || row_number() OVER pwin, x.pattern_id, p.name_zh,
        NULL, row_number() OVER pwin, x.fen, x.stipulation, 'mate', x.moves, x.solution_iccs,
        x.solution_zh, x.source, '', CASE x.generated WHEN 1 THEN 'generated' ELSE 'mined' END,
-       NULL, x.shows, 2, p.rowid, ''
+       NULL, x.shows, 2, p.rowid, '', x.rating
 FROM practice x JOIN patterns p ON p.id = x.pattern_id
 WINDOW pwin AS (PARTITION BY x.pattern_id ORDER BY x.id)
 """
@@ -1025,7 +1050,7 @@ def _entry(row: JsonObject) -> Entry:
                  row["verdict"], row["moves"], (row["main_line"] or "").split(),
                  row["main_line_zh"] or "", attacker_pieces(row["fen"]), row["source"] or "",
                  row["note"] or "", row["verification"], row["budget"],
-                 tuple((row["shows"] or "").split()))
+                 tuple((row["shows"] or "").split()), row["rating"])
 
 
 def _match_expression(text: str) -> str:
@@ -1523,12 +1548,24 @@ PROGRESS_SQL = """CREATE TABLE IF NOT EXISTS progress (
 (``solved``), mates reached without wrong tries, hints or the solution (``clean``), wrong
 tries, hint steps and solutions shown, and when it was last practised."""
 
+RATINGS_SQL = """CREATE TABLE IF NOT EXISTS pattern_ratings (
+    pattern_id TEXT PRIMARY KEY, rating REAL NOT NULL, deviation REAL NOT NULL,
+    games INTEGER NOT NULL, wins INTEGER NOT NULL, last_at TEXT NOT NULL)"""
+"""The other half of the user's progress: a Glicko rating per kill pattern
+(:mod:`puzzles.rating`), moved by each attempt's first result."""
+
+PRACTICE_ROUND = 5
+"""Practice positions of a pattern served after its examples are mastered, before the next
+pattern's examples (a lesson, then a round of drill at the student's level)."""
+
 
 @dataclass(frozen=True)
 class PatternProgress:
     """How far a user has got with a kill pattern: of its ``examples``, how many were
     ``solved`` at least once and how many ``clean`` (mated without wrong tries, hints or the
-    solution); the wrong ``tries``, hint steps and ``solutions`` shown in all.  A pattern is
+    solution); the wrong ``tries``, hint steps and ``solutions`` shown in all; of its
+    ``practice`` positions, how many were ``drilled`` (attempted) and ``drilled_clean``; and
+    the user's ``rating`` on the pattern (None before the first result).  A pattern is
     ``mastered`` when every example has been solved clean."""
     pattern: str
     examples: int
@@ -1537,6 +1574,10 @@ class PatternProgress:
     tries: int
     hints: int
     solutions: int
+    practice: int = 0
+    drilled: int = 0
+    drilled_clean: int = 0
+    rating: StudentRating | None = None
 
     @property
     def mastered(self) -> bool:
@@ -1544,22 +1585,40 @@ class PatternProgress:
 
 
 def ensure_progress_table(db: sqlite_utils.Database) -> None:
-    """Create the progress table if this catalogue (built before it existed) lacks it."""
+    """Create the progress tables if this catalogue (built before they existed) lacks them."""
     with db.conn:
         db.conn.execute(PROGRESS_SQL)
+        db.conn.execute(RATINGS_SQL)
+
+
+def _now() -> _dt.datetime:
+    return _dt.datetime.now(_dt.UTC)
 
 
 def record_progress(db: sqlite_utils.Database, entry: Entry, *, attempt: bool = False,
                     solved: bool = False, clean: bool = False, tries: int = 0, hints: int = 0,
-                    solutions: int = 0) -> None:
+                    solutions: int = 0) -> StudentRating | None:
     """Add to ``entry``'s progress, in one transaction (a locked database raises a
-    :class:`CatalogueError` naming the file, and nothing is written)."""
-    now = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+    :class:`CatalogueError` naming the file, and nothing is written).
+
+    The entry's first result ever rates the user on its pattern, as a game against the
+    entry's difficulty (:mod:`puzzles.rating`): won by a mate reached clean, lost by a wrong
+    try, a hint or the solution shown before it.  Later results on the same entry (a second
+    attempt, the solution learnt) do not count.  Returns the new rating when this call rated
+    the user, else None."""
+    now = _now()
+    stamp = now.isoformat(timespec="seconds")
     values = [int(attempt), int(solved), int(solved and clean), tries, hints, solutions]
+    outcome = solved or tries > 0 or hints > 0 or solutions > 0
+    rated = None
     try:
         with db.conn:
             if not db.conn.in_transaction:
                 db.conn.execute("BEGIN IMMEDIATE")
+            before = db.conn.execute(
+                "SELECT solved + tries + hints + solutions FROM progress WHERE kind = ? AND "
+                "entry_id = ?", [entry.kind, entry.id]).fetchone()
+            first_result = outcome and (before is None or before[0] == 0)
             db.conn.execute(
                 "INSERT INTO progress (kind, entry_id, pattern_id, attempts, solved, clean, "
                 "tries, hints, solutions, last_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
@@ -1567,9 +1626,41 @@ def record_progress(db: sqlite_utils.Database, entry: Entry, *, attempt: bool = 
                 "attempts, solved = solved + excluded.solved, clean = clean + excluded.clean, "
                 "tries = tries + excluded.tries, hints = hints + excluded.hints, solutions = "
                 "solutions + excluded.solutions, last_at = excluded.last_at",
-                [entry.kind, entry.id, entry.pattern, *values, now])
+                [entry.kind, entry.id, entry.pattern, *values, stamp])
+            if first_result and entry.pattern and entry.rating is not None:
+                won = solved and clean and not (tries or hints or solutions)
+                rated = update(_student_rating(db, entry.pattern, now), entry.rating, won)
+                db.conn.execute(
+                    "INSERT OR REPLACE INTO pattern_ratings VALUES (?, ?, ?, ?, ?, ?)",
+                    [entry.pattern, rated.rating, rated.deviation, rated.games, rated.wins,
+                     stamp])
     except sqlite3.OperationalError as error:
         raise database_error(db, error, "the progress was not saved") from None
+    return rated
+
+
+def _aged_rating(row: Sequence[Any], now: _dt.datetime) -> StudentRating:
+    """A ``pattern_ratings`` row (without its pattern) as it stands ``now``."""
+    rating, deviation, games, wins, last_at = row
+    days = (now - _dt.datetime.fromisoformat(last_at)).total_seconds() / 86400
+    return aged(StudentRating(rating, deviation, games, wins), days)
+
+
+def _student_rating(db: sqlite_utils.Database, pattern: str,
+                    now: _dt.datetime) -> StudentRating:
+    row = db.execute("SELECT rating, deviation, games, wins, last_at FROM pattern_ratings "
+                     "WHERE pattern_id = ?", [pattern]).fetchone()
+    return StudentRating() if row is None else _aged_rating(row, now)
+
+
+def student_ratings(db: sqlite_utils.Database) -> dict[str, StudentRating]:
+    """The user's rating on every pattern practised (its deviation widened by the time since
+    the last result), by pattern id."""
+    if "pattern_ratings" not in db.table_names():
+        return {}
+    now = _now()
+    return {row[0]: _aged_rating(row[1:], now) for row in db.execute(
+        "SELECT pattern_id, rating, deviation, games, wins, last_at FROM pattern_ratings")}
 
 
 def entry_progress(db: sqlite_utils.Database) -> dict[tuple[str, int], tuple[int, int]]:
@@ -1585,37 +1676,72 @@ def pattern_progress(db: sqlite_utils.Database) -> dict[str, PatternProgress]:
         "sum(coalesce(g.clean, 0) > 0), sum(coalesce(g.tries, 0)), sum(coalesce(g.hints, 0)), "
         "sum(coalesce(g.solutions, 0)) FROM examples e LEFT JOIN progress g "
         "ON g.kind = 'example' AND g.entry_id = e.id GROUP BY e.pattern_id").fetchall()
-    return {row[0]: PatternProgress(*row) for row in rows}
+    drills = {row[0]: row[1:] for row in db.execute(
+        "SELECT x.pattern_id, count(*), sum(coalesce(g.attempts, 0) > 0), "
+        "sum(coalesce(g.clean, 0) > 0) FROM practice x LEFT JOIN progress g "
+        "ON g.kind = 'practice' AND g.entry_id = x.id GROUP BY x.pattern_id")} \
+        if "practice" in db.table_names() else {}
+    ratings = student_ratings(db)
+    progress = {}
+    for pattern, examples, solved, clean, tries, hints, solutions in rows:
+        practice, drilled, drilled_clean = drills.get(pattern, (0, 0, 0))
+        progress[pattern] = PatternProgress(pattern, examples, solved, clean, tries, hints,
+                                            solutions, practice, drilled, drilled_clean,
+                                            ratings.get(pattern))
+    return progress
 
 
 def next_puzzle(db: sqlite_utils.Database, after: Entry | None = None) -> Entry | None:
-    """The puzzle to practise next: from the first pattern (in the source order) not yet
-    mastered, its first example not yet solved clean; once every pattern is mastered, the
-    first practice position (pattern order) not yet solved clean; then the example or
-    practice position practised longest ago.  ``after`` (the one just practised) is not
-    picked again unless it is the only one."""
-    mastered = {pattern for pattern, progress in pattern_progress(db).items()
-                if progress.mastered}
-    rows = db.execute(
-        "SELECT 'example', e.id, e.pattern_id, coalesce(g.clean, 0), g.last_at FROM examples e "
-        "JOIN patterns p ON p.id = e.pattern_id LEFT JOIN progress g "
+    """The puzzle to practise next.
+
+    The patterns are taken in the source order, each as a lesson then a drill: its first
+    example not yet solved clean; once all are, :data:`PRACTICE_ROUND` of its practice
+    positions, each the one not yet solved clean whose difficulty is nearest the user's
+    rating on the pattern (one not tried yet first).  When every pattern has had its lesson
+    and drill, the drill goes on with the pattern the user is weakest at (lowest rating),
+    near his level; when nothing is left unsolved, the example or practice position
+    practised longest ago.  ``after`` (the one
+    just practised) is not picked again unless it is the only one."""
+    progress = pattern_progress(db)
+    ratings = student_ratings(db)
+    examples = db.execute(
+        "SELECT 'example', e.id, e.pattern_id, coalesce(g.clean, 0), g.last_at, e.rating "
+        "FROM examples e JOIN patterns p ON p.id = e.pattern_id LEFT JOIN progress g "
         "ON g.kind = 'example' AND g.entry_id = e.id ORDER BY p.rowid, e.id").fetchall()
     drills = db.execute(
-        "SELECT 'practice', x.id, x.pattern_id, coalesce(g.clean, 0), g.last_at "
+        "SELECT 'practice', x.id, x.pattern_id, coalesce(g.clean, 0), g.last_at, x.rating, "
+        "coalesce(g.attempts, 0) "
         "FROM practice x JOIN patterns p ON p.id = x.pattern_id LEFT JOIN progress g "
         "ON g.kind = 'practice' AND g.entry_id = x.id ORDER BY p.rowid, x.id").fetchall() \
         if "practice" in db.table_names() else []
     skip = (after.kind, after.id) if after is not None else None
-    choices = [row for row in rows if row[:2] != skip] or rows
+    choices = [row for row in examples if row[:2] != skip] or examples
     drill_choices = [row for row in drills if row[:2] != skip]
     if not choices:
         return None
-    open_ones = [row for row in choices if row[2] not in mastered and not row[3]]
-    open_drills = [row for row in drill_choices if not row[3]]
-    if open_ones:
-        chosen = open_ones[0]
-    elif open_drills:
-        chosen = open_drills[0]
-    else:
-        chosen = min(choices + drill_choices, key=lambda row: row[4] or "")
+
+    def nearest(pattern: str) -> Any:
+        """The pattern's unsolved practice position nearest the user's level on it, one not
+        tried yet first."""
+        level = ratings.get(pattern, StudentRating()).rating
+        open_drills = [row for row in drill_choices if row[2] == pattern and not row[3]]
+        return min(open_drills, key=lambda row: (row[6] > 0, abs(row[5] - level), row[1]),
+                   default=None)
+
+    order = list(dict.fromkeys(row[2] for row in examples))
+    for pattern in order:
+        lesson = [row for row in choices if row[2] == pattern and not row[3]]
+        if lesson and not progress[pattern].mastered:
+            return get_entry(db, lesson[0][0], lesson[0][1])
+        if progress[pattern].drilled < PRACTICE_ROUND:
+            drill = nearest(pattern)
+            if drill is not None:
+                return get_entry(db, drill[0], drill[1])
+    weakest = sorted(order, key=lambda p: (ratings.get(p, StudentRating()).rating,
+                                           order.index(p)))
+    for pattern in weakest:
+        drill = nearest(pattern)
+        if drill is not None:
+            return get_entry(db, drill[0], drill[1])
+    chosen = min(choices + drill_choices, key=lambda row: row[4] or "")
     return get_entry(db, chosen[0], chosen[1])

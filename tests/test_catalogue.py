@@ -547,7 +547,16 @@ def test_progress_masters_patterns_and_picks_unmastered_ones_first(tmp_path):
     for entry in entries:
         record_progress(db, entry, solved=True, clean=True)
     assert pattern_progress(db)[pattern].mastered
-    assert next_puzzle(db).pattern != pattern
+    # Then a round of its practice positions, then the next pattern's examples.
+    from puzzles.catalogue import PRACTICE_ROUND
+    for _ in range(PRACTICE_ROUND):
+        drill = next_puzzle(db)
+        assert drill is not None and (drill.kind, drill.pattern) == ("practice", pattern)
+        record_progress(db, drill, attempt=True)
+    assert pattern_progress(db)[pattern].drilled == PRACTICE_ROUND
+    following = next_puzzle(db)
+    assert following is not None and following.pattern != pattern
+    assert following.kind == "example"
     db.close()
     build(path)                         # a rebuild keeps the progress
     db = open_catalogue(path)
@@ -623,7 +632,56 @@ def test_next_puzzle_goes_on_to_practice_positions_once_the_examples_are_mastere
     for entry in query(db, kind="example", limit=None).entries:
         record_progress(db, entry, attempt=True, solved=True, clean=True)
     puzzle = next_puzzle(db)
-    assert puzzle is not None and puzzle.kind == "practice" and puzzle.number == 1
+    assert puzzle is not None and puzzle.kind == "practice"
+    first_pattern = query(db, kind="example", limit=1).entries[0].pattern
+    assert puzzle.pattern == first_pattern
+    # The one nearest the student's level (his examples, all solved clean, raised it).
+    from puzzles.catalogue import pattern_progress
+    level = pattern_progress(db)[first_pattern].rating
+    assert level is not None and level.rating > 1500
+    ratings = [e.rating for e in query(db, kind="practice", pattern=first_pattern,
+                                       limit=None).entries]
+    assert puzzle.rating is not None
+    assert abs(puzzle.rating - level.rating) == min(abs(r - level.rating) for r in ratings
+                                                    if r is not None)
     record_progress(db, puzzle, attempt=True, solved=True, clean=True)
     following = next_puzzle(db, after=puzzle)
     assert following is not None and following.kind == "practice" and following != puzzle
+
+
+def test_each_first_result_moves_the_students_rating_on_the_pattern(tmp_path):
+    """Glicko per pattern: a clean mate raises the rating, a wrong try lowers it, the first
+    result of an entry only; the drill follows the rating; a rebuild keeps it."""
+    from puzzles.catalogue import next_puzzle, pattern_progress, record_progress
+    from puzzles.rating import START_RATING
+    path = tmp_path / "catalogue.sqlite"
+    build(path)
+    db = open_catalogue(path)
+    examples = query(db, kind="example", limit=None).entries
+    opening = record_progress(db, examples[0], attempt=True, solved=True, clean=True)
+    assert opening is not None and opening.rating > START_RATING and opening.games == 1
+    assert record_progress(db, examples[0], attempt=True, solved=True, clean=True) is None
+    for entry in examples[1:]:
+        record_progress(db, entry, attempt=True, solved=True, clean=True)
+    first = next_puzzle(db)
+    assert first is not None and first.pattern is not None and first.rating is not None
+    before = pattern_progress(db)[first.pattern].rating
+    assert before is not None and before.games == pattern_progress(db)[first.pattern].examples
+    assert record_progress(db, first, attempt=True) is None        # no result yet
+    won = record_progress(db, first, solved=True, clean=True)
+    assert won is not None and won.rating > before.rating and won.games == before.games + 1
+    second = next_puzzle(db, after=first)
+    assert second is not None and second.rating is not None
+    lost = record_progress(db, second, attempt=True, tries=1)
+    assert lost is not None and lost.rating < won.rating and lost.wins == won.wins
+    assert record_progress(db, second, solved=True) is None        # the first result counted
+    progress = pattern_progress(db)[first.pattern]
+    assert progress.rating is not None and round(progress.rating.rating) == round(lost.rating)
+    assert (progress.drilled, progress.drilled_clean) == (2, 1) and progress.practice >= 2
+    db.close()
+    build(path)
+    db = open_catalogue(path)
+    kept = pattern_progress(db)[first.pattern].rating
+    assert kept is not None and (kept.games, round(kept.rating)) == (lost.games,
+                                                                     round(lost.rating))
+    db.close()

@@ -103,7 +103,13 @@ def test_a_right_move_keeps_the_mate_and_gets_the_longest_defence(example, drive
 
     assert mated["message"] == "将死! 炮一进二 ends it: mate in 2, optimal."
     assert "Black 黑方 is in checkmate 将死" in mated["status"]
-    assert mated["score"] == "Score: 2 moves played, 2 fastest · 0 wrong tries · 0 hints"
+    # The example's first result, a clean mate, rates the student on 马后炮 (Glicko, from
+    # 1500 against the example's difficulty).
+    from puzzles.rating import StudentRating, update
+    rated = update(StudentRating(), example.rating, won=True)
+    assert mated["score"] == ("Score: 2 moves played, 2 fastest · 0 wrong tries · 0 hints · "
+                              f"马后炮 rating {round(rated.rating)} "
+                              f"(+{round(rated.rating - 1500)})")
     assert interactive is False
 
 
@@ -162,7 +168,12 @@ def test_a_wrong_try_shows_the_refuting_defence_then_both_are_taken_back(example
     assert checked["message"] == (f"✗ {words} loses the forced mate: Black 黑方 answers {reply}, "
                                   "and no mate by continuous checks follows. Taken back: try "
                                   "again.")
-    assert checked["score"] == "Score: 0 moves played, 0 fastest · 2 wrong tries · 0 hints"
+    # The first wrong try lost the attempt: the student's 马后炮 rating went down, once.
+    from puzzles.rating import StudentRating, update
+    rated = update(StudentRating(), example.rating, won=False)
+    assert checked["score"] == ("Score: 0 moves played, 0 fastest · 2 wrong tries · 0 hints · "
+                                f"马后炮 rating {round(rated.rating)} "
+                                f"({round(rated.rating - 1500)})")
     assert checked["moves"] == ""
 
 
@@ -229,19 +240,23 @@ def test_hint_in_steps_solution_take_back_and_restart(example, drive):
     (hinted, marked, solved, solved_later, after_mate, taken_back, restarted,
      left_to) = drive(XQStudioApp(), scenario, SIZE)
     assert hint == Move.from_iccs("f6g8")
+    # The first hint lost the attempt (the rating's change stays on the score).
+    from puzzles.rating import StudentRating, update
+    rated = update(StudentRating(), example.rating, won=False)
+    lost = f" · 马后炮 rating {round(rated.rating)} ({round(rated.rating - 1500)})"
     # The piece first, then the move; asking again repeats the move and counts no more.
     assert hinted == [
         ("Hint 1 of 2: move the 马 marked on the board (h again for the move).",
-         "Score: 0 moves played, 0 fastest · 0 wrong tries · 1 hint"),
+         "Score: 0 moves played, 0 fastest · 0 wrong tries · 1 hint" + lost),
         ("Hint 2 of 2: 马四进三, mate in 2 (3 plies).",
-         "Score: 0 moves played, 0 fastest · 0 wrong tries · 2 hints"),
+         "Score: 0 moves played, 0 fastest · 0 wrong tries · 2 hints" + lost),
         ("Hint 2 of 2: 马四进三, mate in 2 (3 plies).",
-         "Score: 0 moves played, 0 fastest · 0 wrong tries · 2 hints")]
+         "Score: 0 moves played, 0 fastest · 0 wrong tries · 2 hints" + lost)]
     assert marked[:2] == [([hint.from_square], "hint"),
                           (sorted([hint.from_square, hint.to_square]), "hint")]
     assert solved["solution"] == f"Solution from here: {solution}" == \
         "Solution from here: 1. 马四进三 将5进1 2. 炮一进二"
-    assert solved["score"].endswith("2 hints · solution shown")
+    assert solved["score"].endswith("2 hints · solution shown" + lost)
     assert solved_later == "Solution from here: 2. 炮一进二"     # numbered as the move list
     after = start.copy()
     after.push(Move.from_iccs("f6g8"))
@@ -253,7 +268,8 @@ def test_hint_in_steps_solution_take_back_and_restart(example, drive):
     assert taken_back[1]["message"] == (
         "Took back 马四进三 and the reply: mate in 2 (3 plies) again.")
     assert restarted[1]["message"] == "Restarted: mate in 2 (3 plies)."
-    assert restarted[1]["score"] == "Score: 0 moves played, 0 fastest · 0 wrong tries · 0 hints"
+    assert restarted[1]["score"] == ("Score: 0 moves played, 0 fastest · 0 wrong tries · "
+                                     "0 hints" + lost)
     assert left_to is CatalogueScreen
 
 

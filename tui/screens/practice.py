@@ -39,7 +39,15 @@ from textual.widget import Widget
 from textual.widgets import Header, Static
 from textual.worker import Worker, WorkerState
 
-from puzzles.catalogue import CatalogueError, Entry, next_puzzle, open_catalogue, record_progress
+from puzzles.catalogue import (
+    CatalogueError,
+    Entry,
+    next_puzzle,
+    open_catalogue,
+    record_progress,
+    student_ratings,
+)
+from puzzles.rating import StudentRating
 from solver.practice import MoveEvaluation, Practice, PracticeError
 from solver.search import Limits
 from xiangqi import BLACK, Board, Move
@@ -139,7 +147,9 @@ class PracticeBase(StudioScreen[None]):
         if isinstance(entry_or_board, Entry):
             self.entry: Entry | None = entry_or_board
             self.start = Board(entry_or_board.fen)
-            self.heading = entry_or_board.title
+            self.heading = entry_or_board.title + (
+                f" · difficulty {entry_or_board.rating}"
+                if entry_or_board.kind == "practice" and entry_or_board.rating else "")
         else:
             self.entry = None
             self.start = entry_or_board.copy(stack=False)
@@ -151,6 +161,7 @@ class PracticeBase(StudioScreen[None]):
         self._refused_over: tuple[str, str] | None = None   # what a refusal covers
         self._cancel = threading.Event()      # set when the screen goes: stops the search
         self.db: sqlite_utils.Database | None = None   # where an entry's progress goes
+        self.rating_words = ""     # the rating change the entry's first result made
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -193,10 +204,17 @@ class PracticeBase(StudioScreen[None]):
         :func:`puzzles.catalogue.record_progress`); a failure is shown, not raised."""
         if self.db is None or self.entry is None:
             return
+        pattern = self.entry.pattern
         try:
-            record_progress(self.db, self.entry, **counts)
+            before = student_ratings(self.db).get(pattern or "", StudentRating())
+            rated = record_progress(self.db, self.entry, **counts)
         except CatalogueError as error:
             self.notify(str(error), severity="warning")
+            return
+        if rated is not None:
+            # The entry's first result rated the student on its pattern: say by how much.
+            self.rating_words = (f"{self.entry.pattern_name} rating {round(rated.rating)} "
+                                 f"({round(rated.rating - before.rating):+d})")
 
     # -- the thinking worker -----------------------------------------------------------------
 
@@ -457,6 +475,7 @@ class PracticeScreen(PracticeBase):
                 self._solve_recorded = True
                 self._record(solved=True, clean=not (self.wrong_tries or self.hints
                                                      or self.solution_seen))
+                self._show_score()
             return
         assert evaluation.moves is not None     # it keeps the mate: its length is known
         verdict = f"✓ {words} keeps the forced mate: {mate_in(evaluation.moves)}"
@@ -641,7 +660,8 @@ class PracticeScreen(PracticeBase):
             score = (f"Score: {plural(len(played), 'move')} played, {fastest} fastest · "
                      f"{plural(self.wrong_tries, 'wrong try', 'wrong tries')} · "
                      f"{plural(self.hints, 'hint')}"
-                     + (" · solution shown" if self.solution_seen else ""))
+                     + (" · solution shown" if self.solution_seen else "")
+                     + (f" · {self.rating_words}" if self.rating_words else ""))
         self.query_one("#practice-score", Static).update(score)
 
     # -- repetitions (棋例) --------------------------------------------------------------------
