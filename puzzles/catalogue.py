@@ -545,6 +545,15 @@ def practice_sources(db: sqlite_utils.Database, pattern_id: str | None) -> list[
         "SELECT source FROM practice WHERE pattern_id = ?", [pattern_id])]
 
 
+def pattern_pictures(db: sqlite_utils.Database, pattern_id: str) -> list[tuple[str, str]]:
+    """(FEN, solution in ICCS) of every example and practice position whose line shows
+    ``pattern_id``, in the catalogue's order: what the generator builds from."""
+    rows = db.execute(
+        "SELECT fen, solution_iccs, shows FROM examples UNION ALL "
+        "SELECT fen, solution_iccs, shows FROM practice").fetchall()
+    return [(fen, line) for fen, line, shows in rows if pattern_id in (shows or "").split()]
+
+
 def practice_counts(db: sqlite_utils.Database) -> dict[str, int]:
     """Practice positions by pattern: those whose line shows it (a position counts for every
     pattern it shows)."""
@@ -866,7 +875,7 @@ class Page:
 @dataclass(frozen=True)
 class PatternSummary:
     """A kill pattern: names, descriptions, the pieces it uses (FEN letters, K included),
-    search tags, and its number of examples."""
+    search tags, its number of examples and of practice positions."""
     id: str
     name_zh: str
     name_en: str
@@ -876,6 +885,7 @@ class PatternSummary:
     pieces: list[str]
     tags: list[str]
     examples: int
+    practice: int = 0
 
 
 @dataclass(frozen=True)
@@ -1217,11 +1227,13 @@ def list_patterns(db: sqlite_utils.Database) -> list[PatternSummary]:
 
 def _pattern_summaries(db: sqlite_utils.Database, condition: str,
                        params: list[object]) -> list[PatternSummary]:
-    rows = db.query(f"SELECT p.*, count(e.id) AS examples FROM patterns p LEFT JOIN examples e "
-                    f"ON e.pattern_id = p.id {condition} GROUP BY p.id ORDER BY p.rowid", params)
+    rows = db.query(f"SELECT p.*, count(e.id) AS examples, (SELECT count(*) FROM practice x "
+                    f"WHERE x.pattern_id = p.id) AS practice FROM patterns p LEFT JOIN "
+                    f"examples e ON e.pattern_id = p.id {condition} GROUP BY p.id "
+                    f"ORDER BY p.rowid", params)
     return [PatternSummary(r["id"], r["name_zh"], r["name_en"], json.loads(r["aliases_zh"]),
                            r["description_zh"], r["description_en"], json.loads(r["pieces"]),
-                           json.loads(r["tags"]), r["examples"])
+                           json.loads(r["tags"]), r["examples"], r["practice"])
             for r in rows]
 
 

@@ -21,8 +21,10 @@ build                    ``{"path", "patterns", "examples", "compositions", "pra
 generate                 ``{"pattern", "seed", "first_candidate", "kept", "seconds",
                          "written_to"}``
 list [patterns]          ``{"patterns": [{"id", "name_zh", "name_en", "aliases_zh",
-                         "description_zh", "description_en", "pieces", "tags", "examples"}]}``
-                         (``examples``: how many)
+                         "description_zh", "description_en", "pieces", "tags", "examples",
+                         "practice", "rating"}]}`` (``examples``, ``practice``: how many;
+                         ``rating``: the user's, ``{"rating", "deviation", "games",
+                         "wins"}``, or null before his first result)
 list collections         ``{"collections": [{"name", "compositions", "verdicts": {verdict:
                          count}}]}``
 list compositions        ``{"total", "offset", "limit", "entries": [entry]}`` (``limit`` null:
@@ -94,10 +96,12 @@ from .catalogue import (
     list_patterns,
     open_catalogue,
     pattern_of,
+    pattern_pictures,
     practice_sources,
     query,
     resolve_reference,
     search,
+    student_ratings,
     write_verdicts,
 )
 from .generate import (
@@ -197,8 +201,18 @@ def cmd_generate(args: argparse.Namespace) -> int:
     else:
         assert pattern is not None
         pieces = [letter for letter in pattern.pieces if letter != "K"]
+        known = pattern_pictures(db, pattern.id)
+        if args.output is not None:
+            known += [(row["fen"], row["solution_iccs"]) for row in read_practice(args.output)
+                      if pattern.id in row["shows"].split()]
+        pictures = []
+        for fen in dict(known):
+            try:
+                pictures.append(Board(fen))
+            except ValueError as error:
+                return _fail(args, f"{args.output}: the position {fen} is not legal: {error}")
         found = generate(pattern.id, pieces, args.count, args.seed, start, args.attempts,
-                         report)
+                         report, pictures=pictures, known_lines=[line for _, line in known])
     try:
         for _index, position in found:
             batch.append(practice_row(pattern.id if pattern is not None else position.shows[0],
@@ -233,11 +247,15 @@ def cmd_list(args: argparse.Namespace) -> int:
                                f"{args.what}")
     if args.what == "patterns":
         patterns = list_patterns(db)
+        ratings = student_ratings(db)
         if args.json:
-            _emit({"patterns": [asdict(p) for p in patterns]})
+            _emit({"patterns": [{**asdict(p), "rating": asdict(ratings[p.id])
+                                 if p.id in ratings else None} for p in patterns]})
             return 0
         for p in patterns:
-            print(f"{p.id:<24} {p.name_zh:<8}\t{p.name_en:<40} {p.examples} examples")
+            rated = f"  your rating {ratings[p.id]}" if p.id in ratings else ""
+            print(f"{p.id:<24} {p.name_zh:<8}\t{p.name_en:<40} {p.examples} examples, "
+                  f"{p.practice:>3} practice{rated}")
         return 0
     if args.what == "collections":
         collections = list_collections(db)

@@ -14,24 +14,34 @@ Candidates:
 * mined: every position of a composition's main line, the attacker to move, from which the
   line's mate is at most :data:`MAX_PRACTICE_MOVES` moves away (a composition's last moves
   are the classic pictures);
-* built: the pattern's pieces (its ``pieces`` in ``kill_patterns.toml``) placed at random in
-  the defender's half near his palace, against a king in his palace with 0-2 advisors and 0-2
-  elephants on their points, the attacker's king in its own palace; a candidate the rules
-  forbid (a side in check that is not to move, kings facing) is skipped.
+* built: around a king, the pattern's pieces and defenders placed at random.  Where the
+  pattern has pictures (positions known to show it: the catalogue's examples and practice
+  positions), a candidate takes the attacking pieces of one picture as they stand, and places
+  the defenders anew: the king kept, each other defender kept or dropped, up to
+  :data:`ADDED_DEFENDERS` pieces added on random points, the attacker's king moved in his
+  palace.  Without pictures, the pattern's pieces (its ``pieces`` in ``kill_patterns.toml``)
+  go at random in the defender's half near his palace, against a king in his palace with 0-2
+  advisors and 0-2 elephants on their points.  A candidate the rules forbid (a side in check
+  that is not to move, kings facing) is skipped; one whose main line is a known position's
+  (the same problem with a bystander changed) is not kept.
+
+The random pictures-free placement keeps almost nothing for the rarer patterns (双车胁士:
+no position in 1,400 candidates), hence the pictures.
 """
 from __future__ import annotations
 
 import csv
 import os
 import random
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
 from solver import Limits, solve
 from solver.soundness import verify
-from xiangqi import Board, Move
+from xiangqi import Board, FenError, Move
+from xiangqi.fen import validate_placement
 from xiangqi.pieces import (
     ADVISOR,
     ADVISOR_POINTS,
@@ -55,6 +65,11 @@ VERIFY_NODES: Final = 1_000_000
 # Built candidates: the attacking pieces stand within this many ranks of the defender's back
 # rank (his palace and the two ranks in front of it, where the pictures are made).
 NEAR_RANKS: Final = 5
+# Built from a picture: at most this many defending pieces added at random.
+ADDED_DEFENDERS: Final = 3
+# The defenders added are drawn from these (rooks and horses make the defence active, pawns
+# and the guards block).
+DEFENDER_LETTERS: Final = "RNCPAB"
 
 
 @dataclass(frozen=True)
@@ -152,42 +167,91 @@ def built_candidate(rng: random.Random, pieces: list[str],
         near = [sq for sq in legal_points(piece) if depth(sq, defender) < NEAR_RANKS]
         if not put(piece, near):
             return None
+    return _legal_position(placed, attacker)
+
+
+def varied_candidate(rng: random.Random, picture: Board) -> Board | None:
+    """A position with the attacking pieces of ``picture`` (the side to move's) where they
+    stand, its king moved at random in the palace, the defender's king kept, each other
+    defender kept or dropped at random, and up to :data:`ADDED_DEFENDERS` defenders added on
+    random legal points; None when the drawn placement is not a legal position."""
+    attacker = picture.turn
+    defender = 1 - attacker
+    placed = {point: piece for point, piece in picture.piece_map().items()
+              if piece.color == attacker and piece.piece_type != KING}
+    for point, piece in picture.piece_map().items():
+        if piece.color == defender and (piece.piece_type == KING or rng.random() < 0.5):
+            placed[point] = piece
+    taken = set(placed)
+    king = _random_point(rng, PALACE[attacker], taken)
+    if king is None:
+        return None
+    placed[king] = Piece(KING, attacker)
+    taken.add(king)
+    for _ in range(rng.randint(0, ADDED_DEFENDERS)):
+        letter = rng.choice(DEFENDER_LETTERS)
+        piece = Piece.from_symbol(letter.lower() if defender != RED else letter)
+        free = _random_point(rng, legal_points(piece), taken)
+        if free is not None:
+            placed[free] = piece
+            taken.add(free)
+    return _legal_position(placed, attacker)
+
+
+def _legal_position(placed: dict[int, Piece], attacker: Color) -> Board | None:
+    """The position of the pieces ``placed``, ``attacker`` to move, or None when the rules
+    forbid it: too many pieces of a kind (a third elephant drawn), the side not to move in
+    check, the kings facing."""
     codes = [0] * 90
     for point, piece in placed.items():
         codes[point] = piece.code
+    try:
+        validate_placement(codes)
+    except FenError:
+        return None
     board = Board.from_codes(codes, turn=attacker)
-    if board._king_attacked(defender) or board.kings_facing():
-        return None                             # the side not to move in check, or facing
+    if board._king_attacked(1 - attacker) or board.kings_facing():
+        return None
     return board
 
 
-def built_candidates(pattern_pieces: list[str], seed: int,
-                     start: int = 0) -> Iterator[tuple[int, Board | None]]:
+def built_candidates(pattern_pieces: list[str], seed: int, start: int = 0,
+                     pictures: Sequence[Board] = ()) -> Iterator[tuple[int, Board | None]]:
     """(index, candidate or None) from ``start`` on: candidate ``i`` of a seed is always the
-    same position, so a run can be taken up where it stopped."""
+    same position (given the same pictures), so a run can be taken up where it stopped."""
     index = start
     while True:
         rng = random.Random(f"{seed}:{index}:{' '.join(pattern_pieces)}")
-        yield index, built_candidate(rng, pattern_pieces)
+        if pictures:
+            yield index, varied_candidate(rng, rng.choice(pictures))
+        else:
+            yield index, built_candidate(rng, pattern_pieces)
         index += 1
 
 
 def generate(pattern_id: str, pattern_pieces: list[str], count: int, seed: int,
              start: int = 0, attempts: int = 100_000,
-             progress: Callable[[int, int, PracticePosition | None], None] | None = None
+             progress: Callable[[int, int, PracticePosition | None], None] | None = None,
+             pictures: Sequence[Board] = (), known_lines: Iterable[str] = ()
              ) -> Iterator[tuple[int, PracticePosition]]:
     """Built practice positions of one pattern: (candidate index, position), until ``count``
-    are kept or ``attempts`` candidates were drawn.  ``progress(index, kept, position)`` is
-    called after each candidate."""
+    are kept or ``attempts`` candidates were drawn.  ``pictures``: positions known to show
+    the pattern, to build from (see the module's docstring); a position whose main line is
+    one of ``known_lines`` (ICCS) or of one kept before is not kept.  ``progress(index,
+    kept, position)`` is called after each candidate."""
     kept = 0
-    for index, board in built_candidates(pattern_pieces, seed, start):
+    seen = set(known_lines)
+    for index, board in built_candidates(pattern_pieces, seed, start, pictures):
         if kept >= count or index - start >= attempts:
             return
         position = None
         if board is not None:
             position = check_candidate(board, pattern_id,
                                        source=f"{seed_prefix(seed)}{index}")
+        if position is not None and position.solution_iccs in seen:
+            position = None
         if position is not None:
+            seen.add(position.solution_iccs)
             kept += 1
             yield index, position
         if progress is not None:

@@ -18,10 +18,12 @@ from puzzles.generate import (
     built_candidate,
     built_candidates,
     check_candidate,
+    generate,
     mined_candidates,
     next_candidate,
     read_practice,
     seed_prefix,
+    varied_candidate,
 )
 from puzzles.paths import DATA_DIR
 from tui.cli import main
@@ -52,6 +54,41 @@ def test_a_built_candidate_is_a_legal_position_with_the_pieces_asked() -> None:
         placement = board.board_fen()
         assert sum(placement.count(c) for c in "RNC") == 3 and "K" in placement
         assert board.turn == 0 and not board.kings_facing()
+
+
+def test_a_candidate_built_from_a_picture_keeps_its_attack_and_redraws_the_defence() -> None:
+    picture = Board("3aka3/9/9/5N2C/9/9/4c2n1/4B4/4A4/3AK4 w - - 0 1")      # 马后炮 例1
+    attack = {sq: p for sq, p in picture.piece_map().items() if p.symbol() in "NCAB"}
+    boards = [varied_candidate(random.Random(i), picture) for i in range(30)]
+    legal = [b for b in boards if b is not None]
+    assert len(legal) > 15 and len({b.fen() for b in legal}) > 15
+    for board in legal:
+        pieces = board.piece_map()
+        assert {sq: p for sq, p in pieces.items() if p.color == 0 and p.symbol() != "K"} == \
+            attack                                          # the attack as it stands
+        assert pieces[picture.king(1)].symbol() == "k"      # the king it is made around
+        assert board.turn == 0 and not board.kings_facing()
+    assert {b.board_fen() for b in legal} != {picture.board_fen()}
+    again = varied_candidate(random.Random(3), picture)
+    assert (again.fen() if again else None) == (boards[3].fen() if boards[3] else None)
+
+
+def test_built_positions_are_new_problems_not_a_known_line_again(monkeypatch) -> None:
+    """A candidate whose main line is a known one (the picture's own, or one kept before) is
+    the same problem with a bystander changed: not kept."""
+    import puzzles.generate as generate_module
+    lines = iter(["f6g8 e9e8 i6i8", "f6g8 e9e8 i6i8", "f6e8 d9d8 i6i8", "f6e8 d9d8 i6i8",
+                  "f6g8 e9d9 i6d6"] * 10)
+
+    def solved(board, wanted=None, source=""):
+        return generate_module.PracticePosition(board.fen(), "checks", 2, next(lines),
+                                                ("cannon-behind-horse",), source)
+    monkeypatch.setattr(generate_module, "check_candidate", solved)
+    picture = Board("3aka3/9/9/5N2C/9/9/4c2n1/4B4/4A4/3AK4 w - - 0 1")
+    kept = list(generate("cannon-behind-horse", ["N", "C"], count=5, seed=1, attempts=40,
+                         pictures=[picture], known_lines=["f6g8 e9e8 i6i8"]))
+    assert [position.solution_iccs for _, position in kept] == ["f6e8 d9d8 i6i8",
+                                                                "f6g8 e9d9 i6d6"]
 
 
 def test_a_sound_mate_showing_the_pattern_is_kept() -> None:

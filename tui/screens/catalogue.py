@@ -519,14 +519,22 @@ class CatalogueScreen(StudioScreen[None]):
 
     @staticmethod
     def _progress_words(progress: PatternProgress) -> str:
-        """``Progress: 2 of 3 solved (1 without help) · 4 wrong tries · 1 hint``."""
+        """``Progress: 2 of 3 solved (1 without help) · 4 wrong tries · 1 hint``, then
+        ``Practice: 3 of 88 positions tried (2 clean) · your rating 1612 ± 134 (5 results)``."""
         words = (f"Progress: {progress.solved} of {progress.examples} solved "
                  f"({progress.clean} without help) · {progress.tries} wrong "
                  f"{'try' if progress.tries == 1 else 'tries'} · {progress.hints} "
                  f"{'hint' if progress.hints == 1 else 'hints'}")
         if progress.solutions:
             words += f" · {progress.solutions} solution{'s' if progress.solutions > 1 else ''}"
-        return words + (" · ✓ mastered" if progress.mastered else "")
+        words += " · ✓ mastered" if progress.mastered else ""
+        if progress.practice:
+            words += (f"\nPractice: {progress.drilled} of {progress.practice} positions tried "
+                      f"({progress.drilled_clean} clean)")
+        if progress.rating is not None:
+            words += (f" · your rating {progress.rating} ({progress.rating.games} "
+                      f"result{'s' if progress.rating.games != 1 else ''})")
+        return words
 
     # -- actions -----------------------------------------------------------------------------
 
