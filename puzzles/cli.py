@@ -168,12 +168,16 @@ def cmd_generate(args: argparse.Namespace) -> int:
     if args.pattern is None and not args.mine:
         return _fail(args, "--pattern is needed (only --mine may go without: any pattern)")
     pattern = pattern_of(db, args.pattern) if args.pattern is not None else None
+    # A built position's source names its pattern and seed; a mined one's, only the index
+    # in the compositions' lines, the same for every pattern asked for.
+    mined_for = pattern.id if args.mine and pattern is not None else None
     if args.output is not None:
         sources = [row["source"] for row in read_practice(args.output)
-                   if pattern is None or row["pattern_id"] == pattern.id]
+                   if mined_for is None or row["pattern_id"] == mined_for]
     else:
-        sources = practice_sources(db, pattern.id if pattern is not None else None)
-    start = next_candidate(sources, MINED_PREFIX if args.mine else seed_prefix(args.seed))
+        sources = practice_sources(db, mined_for)
+    start = next_candidate(sources, MINED_PREFIX if args.mine or pattern is None
+                           else seed_prefix(pattern.id, args.seed))
     batch: list[dict[str, str]] = []
     kept = 0
     began = time.perf_counter()

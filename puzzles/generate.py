@@ -247,7 +247,7 @@ def generate(pattern_id: str, pattern_pieces: list[str], count: int, seed: int,
         position = None
         if board is not None:
             position = check_candidate(board, pattern_id,
-                                       source=f"{seed_prefix(seed)}{index}")
+                                       source=f"{seed_prefix(pattern_id, seed)}{index}")
         if position is not None and position.solution_iccs in seen:
             position = None
         if position is not None:
@@ -293,6 +293,34 @@ def practice_row(pattern_id: str, position: PracticePosition) -> dict[str, str]:
             "shows": " ".join(position.shows), "source": position.source}
 
 
+def balanced_labels(rows: Sequence[dict[str, str]], target: int = 50) -> list[dict[str, str]]:
+    """``rows`` (of a practice file) with each position's ``pattern_id`` chosen among the
+    patterns its line shows so that as many patterns as can have ``target`` positions to
+    practise: the patterns are served rarest first (fewest positions showing them), each
+    taking up to ``target`` positions not yet taken, its own first, then those that show
+    fewest patterns.  A position no pattern took keeps its label.  The order of the rows is
+    kept.
+
+    >>> rows = [{"pattern_id": "a", "shows": "a b"}, {"pattern_id": "a", "shows": "a"},
+    ...         {"pattern_id": "a", "shows": "a b"}]
+    >>> [r["pattern_id"] for r in balanced_labels(rows, target=2)]
+    ['b', 'a', 'b']
+    """
+    showing: dict[str, list[int]] = {}
+    for index, row in enumerate(rows):
+        for pattern in row["shows"].split():
+            showing.setdefault(pattern, []).append(index)
+    labels: dict[int, str] = {}
+    for pattern in sorted(showing, key=lambda p: (len(showing[p]), p)):
+        free = [i for i in showing[pattern] if i not in labels]
+        free.sort(key=lambda i: (rows[i]["pattern_id"] != pattern, len(rows[i]["shows"].split()),
+                                 i))
+        for index in free[:target]:
+            labels[index] = pattern
+    return [{**row, "pattern_id": labels.get(index, row["pattern_id"])}
+            for index, row in enumerate(rows)]
+
+
 def read_practice(path: Path) -> list[dict[str, str]]:
     """The rows of a practice file (none if it does not exist); a row cut short by a stopped
     run is left out."""
@@ -316,9 +344,10 @@ def append_practice(path: Path, rows: list[dict[str, str]]) -> None:
         os.fsync(handle.fileno())
 
 
-def seed_prefix(seed: int) -> str:
-    """How the sources of a seed's built positions begin (``generated seed S #I``)."""
-    return f"generated seed {seed} #"
+def seed_prefix(pattern_id: str, seed: int) -> str:
+    """How the sources of the positions built for a pattern with a seed begin (``generated
+    double-cannon seed S #I``): each pattern draws its own candidates."""
+    return f"generated {pattern_id} seed {seed} #"
 
 
 MINED_PREFIX: Final = "mined #"

@@ -121,13 +121,15 @@ def test_the_practice_file_round_trips_and_resumes(tmp_path) -> None:
     path = tmp_path / "p.tsv"
     row = dict(zip(PRACTICE_COLUMNS, ["double-cannon", "9/9/9/9/9/9/9/9/9/4K4 w - - 0 1",
                                       "checks", "1", "a0a1", "double-cannon",
-                                      "generated seed 3 #41"]))
+                                      "generated double-cannon seed 3 #41"]))
     append_practice(path, [row])
-    append_practice(path, [{**row, "source": "generated seed 3 #7"}])
+    append_practice(path, [{**row, "source": "generated double-cannon seed 3 #7"}])
     rows = read_practice(path)
-    assert [r["source"] for r in rows] == ["generated seed 3 #41", "generated seed 3 #7"]
-    assert next_candidate([r["source"] for r in rows], seed_prefix(3)) == 42
-    assert next_candidate([r["source"] for r in rows], seed_prefix(4)) == 0
+    assert [r["source"] for r in rows] == ["generated double-cannon seed 3 #41",
+                                           "generated double-cannon seed 3 #7"]
+    assert next_candidate([r["source"] for r in rows], seed_prefix("double-cannon", 3)) == 42
+    assert next_candidate([r["source"] for r in rows], seed_prefix("double-cannon", 4)) == 0
+    assert next_candidate([r["source"] for r in rows], seed_prefix("half-moon", 3)) == 0
     assert next_candidate(["mined #12 适情雅趣:7 ply 4"], MINED_PREFIX) == 13
     with path.open("a", encoding="utf-8") as handle:
         handle.write("double-cannon\t9/9")                       # a row cut short
