@@ -298,8 +298,8 @@ def balanced_labels(rows: Sequence[dict[str, str]], target: int = 50) -> list[di
     patterns its line shows so that as many patterns as can have ``target`` positions to
     practise: the patterns are served rarest first (fewest positions showing them), each
     taking up to ``target`` positions not yet taken, its own first, then those that show
-    fewest patterns.  A position no pattern took keeps its label.  The order of the rows is
-    kept.
+    fewest patterns.  A position no pattern took keeps its label, if its line shows it (else
+    takes the first pattern it shows).  The order of the rows is kept.
 
     >>> rows = [{"pattern_id": "a", "shows": "a b"}, {"pattern_id": "a", "shows": "a"},
     ...         {"pattern_id": "a", "shows": "a b"}]
@@ -317,8 +317,14 @@ def balanced_labels(rows: Sequence[dict[str, str]], target: int = 50) -> list[di
                                  i))
         for index in free[:target]:
             labels[index] = pattern
-    return [{**row, "pattern_id": labels.get(index, row["pattern_id"])}
+    return [{**row, "pattern_id": labels.get(index, _own_or_first(row))}
             for index, row in enumerate(rows)]
+
+
+def _own_or_first(row: dict[str, str]) -> str:
+    """A row's label if its line shows it, else the first pattern its line shows."""
+    shows = row["shows"].split()
+    return row["pattern_id"] if row["pattern_id"] in shows else shows[0]
 
 
 def read_practice(path: Path) -> list[dict[str, str]]:

@@ -297,11 +297,14 @@ def staggered_rooks(pic: MatePicture) -> list[int] | None:
 
 
 def rooks_flank_advisors(pic: MatePicture) -> list[int] | None:
-    """双车胁士: two rooks on the palace's rib files; one is given up for (or takes) an advisor
-    and the other mates."""
+    """双车胁士: two rooks on the palace's rib files; one is given up for an advisor (takes it
+    and is taken, or is taken by it) and the other mates."""
+    # The rook that takes an advisor is given up: it is taken in turn (弃车杀士).
     rooks_took = any(s.piece.piece_type == ROOK and s.piece.color == pic.attacker and
-                     s.captured is not None and s.captured.piece_type == ADVISOR
-                     for s in pic.finish)
+                     s.captured is not None and s.captured.piece_type == ADVISOR and
+                     i + 1 < len(pic.finish) and
+                     pic.finish[i + 1].move.to_square == s.move.to_square
+                     for i, s in enumerate(pic.finish))
     rook_taken = any(s.piece.color == pic.defender and s.piece.piece_type == ADVISOR and
                      s.captured is not None and s.captured.piece_type == ROOK
                      for s in pic.finish)
@@ -433,7 +436,7 @@ def heaven_earth_cannons(pic: MatePicture) -> list[int] | None:
     bottom = [c for c in cannons if pic.depth(c) == 0]
     for a in centre:
         for b in bottom:
-            if a != b and (a in pic.working() or _aims_at_palace(pic, a)):
+            if a != b and (a in pic.working() or _aims_at_palace(pic, a) and _pins(pic, a)):
                 return sorted({a, b, *pic.checkers})
     return None
 
@@ -442,6 +445,16 @@ def _aims_at_palace(pic: MatePicture, cannon: int) -> bool:
     """A cannon on the centre file pointing into the defender's palace (pinning what stands
     on it)."""
     return square_file(cannon) == CENTRE_FILE and pic.depth(cannon) > 2
+
+
+def _pins(pic: MatePicture, cannon: int) -> bool:
+    """The cannon pins a defender to the king on its file: between them, its screen and then
+    one defending piece (which cannot leave without uncovering the king)."""
+    line = _between(cannon, pic.king)
+    if line is None:
+        return False
+    standing = [sq for sq in sorted(line, key=lambda sq: -pic.depth(sq)) if sq in pic.pieces]
+    return len(standing) == 2 and pic.pieces[standing[1]].color == pic.defender
 
 
 def _blocked_by_own(pic: MatePicture, kinds: tuple[int, ...]) -> list[int]:
@@ -506,7 +519,7 @@ def bold_heart_piercing(pic: MatePicture) -> list[int] | None:
     advisor by force, and the mate follows."""
     for s in pic.attacker_steps():
         to = s.move.to_square
-        if s.captured is not None and \
+        if s.captured is not None and s.piece.piece_type != PAWN and \
                 s.captured.piece_type == ADVISOR and square_file(to) == CENTRE_FILE and \
                 depth(to, pic.defender) == 1:
             return sorted(pic.working())
@@ -540,7 +553,7 @@ def three_pieces_one_side(pic: MatePicture) -> list[int] | None:
     working = pic.working()
     for wing in (-1, 1):
         kinds = {start[sq].piece_type for sq in start
-                 if start[sq].color == pic.attacker and _wing(sq) in (wing, 0)}
+                 if start[sq].color == pic.attacker and _wing(sq) == wing}
         if not {ROOK, HORSE, CANNON} <= kinds:
             continue
         makers = [sq for sq in working if pic.pieces[sq].piece_type in (ROOK, HORSE, CANNON)
@@ -558,7 +571,7 @@ def _between_cannons(pic: MatePicture, kind: int) -> list[int] | None:
     """A piece of ``kind`` at work in the mate with two cannons at or near the palace, one of
     them at work too (夹车炮, 夹马炮)."""
     working = pic.working()
-    middles = [sq for sq in pic.of(kind) if sq in working]
+    middles = [sq for sq in pic.of(kind) if sq in working and pic.depth(sq) in (1, 2)]
     cannons = [sq for sq in pic.of(CANNON) if sq in working or _near_palace(pic, sq)]
     if middles and len(cannons) >= 2 and any(c in working for c in cannons):
         return sorted({middles[0], *cannons[:2]})
@@ -639,7 +652,7 @@ def moon_from_sea_bottom(pic: MatePicture) -> list[int] | None:
                 rooks = [sq for sq in pic.of(ROOK)]
                 return sorted({s.move.to_square, *rooks}) if rooks else None
     bottom_rook = [sq for sq in pic.of(ROOK) if pic.depth(sq) == 0 and
-                   square_file(sq) == CENTRE_FILE]
+                   square_file(sq) == CENTRE_FILE and sq in pic.checkers]
     cannons = [sq for sq in pic.of(CANNON) if sq in pic.working()]
     if bottom_rook and cannons and pic.mate:
         return sorted({*bottom_rook, *cannons})

@@ -70,3 +70,29 @@ def test_a_line_that_wins_without_mate_is_read_for_its_moves_only() -> None:
 def test_an_illegal_line_is_refused_with_its_place() -> None:
     with pytest.raises(ValueError, match="move 2 of the line, e9e7, is not legal in 3aka3/6N2"):
         recognise(Board("3aka3/9/9/5N2C/9/9/4c2n1/4B4/4A4/3AK4 w - - 0 1"), ["f6g8", "e9e7"])
+
+
+# Names the recogniser gave wrongly on the hand-labelled practice sample
+# (benchmarks/data/kill_pattern_hand_labels.tsv), each against its seed's definition.
+HAND_REFUSED = [
+    # A pawn, not a rook, takes the centre advisor: not 大胆穿心.
+    ("4k3C/3P3R1/3a5/1n7/7R1/9/9/2p6/3r5/3K5 w - - 0 1",
+     "d0d1 c2c1 d1d0 c1c0 d0d1 d7e8 d8e8 e9f9 h5f5", "bold-heart-piercing"),
+    # The horse far from the palace (f3): not 夹马炮, which is made on the 2nd and 3rd ranks.
+    ("2br1k3/9/4b4/9/7N1/4C4/4p1p2/1cn6/5C3/c3K4 w - - 8 12",
+     "h5g7 f9f8 g7f5 e3f3 f5h4 f3e3 h4f3", "horse-between-cannons"),
+    # The centre cannon stands idle, aiming at an empty file: not 天地炮.
+    ("2r1R1C2/3k5/3a5/9/4N4/9/9/r3C4/4p4/3K5 w - - 3 6", "e5f7", "heaven-earth-cannons"),
+    # The rook takes the advisor and is not taken: no rook given up, not 双车胁士.
+    ("4k4/3R1R3/3ab4/9/9/9/7n1/4K4/1C7/2n6 w - - 0 1",
+     "d8d7 h3f4 f8f4 c0a1 d7e7 e9d9 e7d7", "rooks-flank-advisors"),
+    # A horse checks with the rook on e9: no cannon takes through the king, not 海底捞月.
+    ("4R1C2/3k5/3a5/9/4N4/9/4p4/4C4/3K2r2/9 w - - 0 1",
+     "d1d0 g1g0 d0d1 g0d0 d1d0 e3d3 e5c6", "moon-from-sea-bottom"),
+]
+
+
+@pytest.mark.parametrize("fen, line, refused", HAND_REFUSED, ids=[r[2] for r in HAND_REFUSED])
+def test_what_the_hand_labels_refuse_is_not_named(fen: str, line: str, refused: str) -> None:
+    found = {m.pattern_id for m in recognise(Board(fen), line.split())}
+    assert refused not in found
