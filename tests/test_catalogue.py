@@ -427,6 +427,10 @@ def test_json_of_every_command(shipped, tmp_path, capsys):
     assert len(patterns["patterns"]) == 30
     assert patterns["patterns"][10]["name_zh"] == "马后炮" and \
         patterns["patterns"][10]["examples"] == 3
+    shipped_rows = read_practice(DATA_DIR / PRACTICE_FILE)
+    assert patterns["patterns"][10]["practice"] == sum(
+        r["pattern_id"] == "cannon-behind-horse" for r in shipped_rows) > 0
+    assert patterns["patterns"][10]["rating"] is None          # nothing practised yet
     _, collections = run_json(capsys, "list", "collections", "--db", db)
     assert [(c["name"], c["compositions"]) for c in collections["collections"]] == \
         [("江湖四大名局", 5), ("适情雅趣", 551)]
@@ -647,6 +651,22 @@ def test_next_puzzle_goes_on_to_practice_positions_once_the_examples_are_mastere
     record_progress(db, puzzle, attempt=True, solved=True, clean=True)
     following = next_puzzle(db, after=puzzle)
     assert following is not None and following.kind == "practice" and following != puzzle
+
+
+def test_the_patterns_list_gives_the_students_rating(tmp_path, capsys):
+    from puzzles.catalogue import record_progress
+    path = tmp_path / "catalogue.sqlite"
+    build(path)
+    db = open_catalogue(path)
+    example = query(db, pattern="马后炮", kind="example", limit=1).entries[0]
+    rated = record_progress(db, example, attempt=True, solved=True, clean=True)
+    db.close()
+    assert rated is not None
+    assert main(["catalogue", "list", "patterns", "--db", str(path)]) == 0
+    lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()}
+    assert lines["cannon-behind-horse"].endswith(
+        f"practice  your rating {round(rated.rating)} ± {round(2 * rated.deviation)}")
+    assert "your rating" not in lines["double-cannon"]
 
 
 def test_each_first_result_moves_the_students_rating_on_the_pattern(tmp_path):

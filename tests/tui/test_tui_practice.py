@@ -7,7 +7,7 @@ practised too, and one without a mate is refused (a draw study gets the draw pra
 from __future__ import annotations
 
 import pytest
-from textual.widgets import Input, Static
+from textual.widgets import Input, Select, Static
 
 from puzzles.catalogue import query
 from solver.practice import Practice
@@ -321,16 +321,24 @@ def test_progress_is_kept_and_shown_and_next_picks_an_unmastered_pattern(example
         table = catalogue_screen.query_one("#catalogue-results")
         marks = [str(mark) for mark in table.get_column("done")]
         description = str(catalogue_screen.query_one("#catalogue-description", Static).content)
+        options = [str(prompt) for prompt, _ in
+                   catalogue_screen.query_one("#catalogue-pattern", Select)._options]
         await pilot.press("n")
         await settle(pilot)
-        return marks, description, pilot.app.screen
+        return marks, description, options, pilot.app.screen
 
-    marks, description, next_screen = drive(XQStudioApp(), scenario, SIZE)
+    marks, description, options, next_screen = drive(XQStudioApp(), scenario, SIZE)
     progress = pattern_progress(catalogue)[example.pattern]
     assert (progress.solved, progress.clean, progress.hints, progress.mastered) == (1, 0, 1, False)
     assert marks[0] == "·"                      # solved, with help
     assert (f"Progress: 1 of {progress.examples} solved (0 without help) · 0 wrong tries · "
             "1 hint") in description
+    # The hint lost the example's first result: the pattern's rating, in the preview and in
+    # the pattern filter.
+    assert progress.rating is not None and progress.rating.games == 1
+    assert (f"Practice: 0 of {progress.practice} positions tried (0 clean) · your rating "
+            f"{progress.rating} (1 result)") in description
+    assert f"马后炮 Cannon Behind the Horse · {round(progress.rating.rating)}" in options
     assert isinstance(next_screen, PracticeScreen)
     assert next_screen.entry == next_puzzle(catalogue)
 

@@ -298,17 +298,24 @@ class CatalogueScreen(StudioScreen[None]):
         self.run_query()
 
     def _show_pattern_options(self) -> None:
-        """The pattern filter's choices, mastered patterns marked ✓."""
+        """The pattern filter's choices, mastered patterns marked ✓, rated ones with the
+        user's rating."""
         assert self.db is not None
         self.progress = pattern_progress(self.db)
         select = self.query_one("#catalogue-pattern", Select)
         chosen = select.value
         select.set_options(
-            (f"{'✓ ' if self._mastered(pattern.id) else ''}{pattern.name_zh} {pattern.name_en}",
-             pattern.id) for pattern in self.patterns.values())
+            (f"{'✓ ' if self._mastered(pattern.id) else ''}{pattern.name_zh} {pattern.name_en}"
+             f"{self._rating_words(pattern.id)}", pattern.id)
+            for pattern in self.patterns.values())
         if not isinstance(chosen, NoSelection):
             with self.prevent(Select.Changed):
                 select.value = chosen
+
+    def _rating_words(self, pattern: str) -> str:
+        progress = self.progress.get(pattern)
+        rating = progress.rating if progress is not None else None
+        return f" · {round(rating.rating)}" if rating is not None else ""
 
     def _mastered(self, pattern: str | None) -> bool:
         progress = self.progress.get(pattern) if pattern else None
