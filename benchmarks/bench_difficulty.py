@@ -1,7 +1,9 @@
 """The practice rating (``puzzles.difficulty``, issue 42, item 3) against the effort of finding
-the key: for every shipped practice position, its rating and the nodes the solver needs to
-prove its mate (the stipulated mode, bound its length); the figure is the Spearman rank
-correlation of the two (1: the rating orders positions exactly as the solver's effort does).
+the key: for every shipped practice position, its rating, the nodes the solver needs to
+prove its mate (df-pn, the stipulated mode, bound its length) and the nodes a simple search
+needs to find it (``solver._mate_ab.MateFinder``, the alpha-beta mate finder: iterative
+deepening, no proof of the defence's every reply); the figures are the Spearman rank
+correlations (1: the rating orders positions exactly as the search's effort does).
 
 Usage:
     python benchmarks/bench_difficulty.py [--limit N]
@@ -16,6 +18,7 @@ from puzzles.difficulty import features, rating
 from puzzles.generate import PRACTICE_FILE, read_practice
 from puzzles.paths import DATA_DIR
 from solver import Limits, solve
+from solver._mate_ab import MateFinder
 from xiangqi import Board
 
 
@@ -51,7 +54,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.limit:
         rows = rows[:args.limit]
     start = time.perf_counter()
-    ratings, nodes, lengths = [], [], []
+    ratings, nodes, lengths, simple = [], [], [], []
+    finder = MateFinder(table_bits=18)
     for row in rows:
         board = Board(row["fen"])
         ratings.append(float(rating(features(board, row["solution_iccs"]))))
@@ -59,12 +63,17 @@ def main(argv: list[str] | None = None) -> int:
         result = solve(board, mode=mode, max_moves=int(row["moves"]),
                        limits=Limits(nodes=2_000_000))
         nodes.append(float(result.nodes))
+        finder.clear()
+        finder.find(board, int(row["moves"]), node_limit=2_000_000)
+        simple.append(float(finder.nodes))
         lengths.append(float(row["moves"]))
     median = sorted(ratings)[len(ratings) // 2]
     print(f"{len(rows)} practice positions in {time.perf_counter() - start:.0f} s: rating "
           f"{min(ratings):.0f}-{max(ratings):.0f} (median {median:.0f}); "
           f"Spearman rank correlation with the solver's nodes {spearman(ratings, nodes):.2f} "
-          f"(the mate's length alone: {spearman(lengths, nodes):.2f})")
+          f"(the mate's length alone: {spearman(lengths, nodes):.2f}), with the simple "
+          f"search's {spearman(ratings, simple):.2f} (length alone "
+          f"{spearman(lengths, simple):.2f})")
     return 0
 
 
