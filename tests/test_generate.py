@@ -170,6 +170,17 @@ def test_generate_end_to_end_and_the_build_loads_the_file(tmp_path, capsys) -> N
                                       encoding="utf-8")
     with pytest.raises(CatalogueError, match="practice_positions.tsv: .* does not mate"):
         build(tmp_path / "bad.sqlite", data_dir=data)
+    # An output file holding a position the rules forbid (three advisors): a clear error
+    # naming the file and the position, nothing generated.
+    bad = tmp_path / "bad.tsv"
+    append_practice(bad, [dict(zip(PRACTICE_COLUMNS, [
+        "double-cannon", "3aka3/9/3a5/9/9/9/9/9/9/C3K3C w - - 0 1", "checks", "1", "a0a9",
+        "double-cannon", "generated double-cannon seed 9 #1"]))])
+    assert main(["catalogue", "generate", "--pattern", "重炮", "--count", "1", "--db",
+                 str(catalogue), "--output", str(bad)]) == 1
+    error = capsys.readouterr().err
+    assert str(bad) in error and "3aka3/9/3a5" in error and "advisors" in error
+    assert len(read_practice(bad)) == 1
 
 
 def test_mining_the_compositions_lines(tmp_path, capsys) -> None:
