@@ -516,14 +516,28 @@ def iron_bolt(pic: MatePicture) -> list[int] | None:
 
 def bold_heart_piercing(pic: MatePicture) -> list[int] | None:
     """大胆穿心 (大刀剜心): a rook, or another piece given up as it, takes the palace's centre
-    advisor by force, and the mate follows."""
-    for s in pic.attacker_steps():
+    advisor by force, and the mate follows.  Another piece counts only when it is given up
+    (taken later in the line): a pawn that takes the advisor and mates is 二鬼拍门's or
+    三车闹士's picture."""
+    for i, s in enumerate(pic.finish):
         to = s.move.to_square
-        if s.captured is not None and s.piece.piece_type != PAWN and \
+        if s.piece.color == pic.attacker and s.captured is not None and \
                 s.captured.piece_type == ADVISOR and square_file(to) == CENTRE_FILE and \
-                depth(to, pic.defender) == 1:
+                depth(to, pic.defender) == 1 and \
+                (s.piece.piece_type == ROOK or _given_up(pic.finish[i + 1:], to)):
             return sorted(pic.working())
     return None
+
+
+def _given_up(later: Sequence[Step], sq: int) -> bool:
+    """Whether the attacker's piece on ``sq`` is taken in the ``later`` moves (followed as it
+    moves)."""
+    for s in later:
+        if s.move.from_square == sq:
+            sq = s.move.to_square
+        elif s.move.to_square == sq:
+            return True                 # the defender takes it
+    return False
 
 
 def _pawns_beside_centre(pieces: dict[int, Piece], attacker: Color) -> list[int]:

@@ -96,3 +96,11 @@ HAND_REFUSED = [
 def test_what_the_hand_labels_refuse_is_not_named(fen: str, line: str, refused: str) -> None:
     found = {m.pattern_id for m in recognise(Board(fen), line.split())}
     assert refused not in found
+
+
+def test_a_pawn_given_up_on_the_centre_advisor_is_bold_heart_piercing() -> None:
+    # walker8088/cchess's 大胆穿心: the pawn takes the centre advisor and the king takes it;
+    # the rook then mates.  (Taking the advisor and mating with the pawn is not: above.)
+    board = Board("1Cbak4/4aP3/4b4/9/9/3R5/9/9/2p1p4/3K1p3 w - - 0 1")
+    line = "f8e8 e9e8 d4d8 e8e9 d8d9 e9e8 d9d8".split()
+    assert "bold-heart-piercing" in {m.pattern_id for m in recognise(board, line)}
