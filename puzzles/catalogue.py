@@ -1715,7 +1715,7 @@ def next_puzzle(db: sqlite_utils.Database, after: Entry | None = None) -> Entry 
     practised longest ago.  ``after`` (the one
     just practised) is not picked again unless it is the only one."""
     progress = pattern_progress(db)
-    ratings = student_ratings(db)
+    ratings = {pattern: p.rating for pattern, p in progress.items() if p.rating is not None}
     examples = db.execute(
         "SELECT 'example', e.id, e.pattern_id, coalesce(g.clean, 0), g.last_at, e.rating "
         "FROM examples e JOIN patterns p ON p.id = e.pattern_id LEFT JOIN progress g "
